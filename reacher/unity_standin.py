@@ -1,0 +1,290 @@
+"""Stand-in for the Unity Reacher binary: serves the built-in simulator to the genuine
+unityagents 0.4 client over its own gRPC protocol, so old code runs unchanged.
+
+The client launches `Reacher_Linux_NoVis/Reacher.x86_64 --port N`; that script runs this
+module (`python -m reacher.unity_standin`). As in the original, the binary is the gRPC
+*client*: it sends its output with `UnityToExternal/Exchange` and each reply carries the
+next command (handshake, then reset, step or close). Errors go back with a non-200 status
+and the reason in `header.message` (the client turns them into an exception), and are
+printed on stderr because the genuine client throws the reason away.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from reacher import unity_protocol as proto
+
+BRAIN_NAME = "ReacherBrain"
+ACADEMY_NAME = "Academy"
+STATUS_OK = 200
+STATUS_BAD_INPUT = 400
+STATUS_INTERNAL = 500
+# How long to wait for the client's server on the first call: the client starts it only
+# after launching us, and gives up itself after 30 s.
+HANDSHAKE_TIMEOUT_S = 60.0
+
+EnvFactory = Callable[[int, int], Any]
+
+
+class StandInError(ValueError):
+    """A request the stand-in refuses; its text goes back to the client."""
+
+
+def default_env_factory(num_agents: int, seed: int, show_viewer: bool = False) -> Any:
+    """Build the project's own Reacher (imported here so the protocol code stays light).
+
+    The client prints the banner itself, so the environment stays quiet. With a viewer,
+    reset(train_mode=False) opens a live window on a desktop, like the original's.
+    """
+    from reacher import ReacherEnvironment
+
+    return ReacherEnvironment(
+        num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer
+    )
+
+
+def _message(status: int = STATUS_OK, text: str = "") -> Any:
+    msg = proto.UnityMessage()
+    msg.header.status = status
+    msg.header.message = text
+    return msg
+
+
+class StandIn:
+    """Turns the client's commands into calls on one environment and back into messages.
+
+    Kept free of gRPC so the protocol logic can be tested without a socket.
+    """
+
+    def __init__(self, env_factory: EnvFactory, num_agents: int, seed: int = 0) -> None:
+        self._factory = env_factory
+        self.num_agents = num_agents
+        self.seed = seed
+        self.env = env_factory(num_agents, seed)
+        self._needs_reset = True
+
+    def init_message(self) -> Any:
+        """First message of the handshake: academy, brain and reset parameters."""
+        msg = _message()
+        init = msg.unity_output.rl_initialization_output
+        init.name = ACADEMY_NAME
+        init.version = proto.API_VERSION
+        init.log_path = ""
+        for name in self.env.brain_names:
+            brain = self.env.brains[name]
+            init.brain_parameters.add(
+                brain_name=name,
+                vector_observation_size=brain.vector_observation_space_size,
+                num_stacked_vector_observations=brain.num_stacked_vector_observations,
+                vector_action_size=brain.vector_action_space_size,
+                vector_action_descriptions=list(brain.vector_action_descriptions)
+                or [""] * brain.vector_action_space_size,
+                vector_action_space_type=proto.SPACE_CONTINUOUS,
+                vector_observation_space_type=proto.SPACE_CONTINUOUS,
+                brain_type=proto.BRAIN_EXTERNAL,
+            )
+        params = init.environment_parameters.float_parameters
+        for key, value in self.env.reset_parameters.items():
+            params.add(key=key, value=float(value))
+        return msg
+
+    def set_seed(self, seed: int) -> None:
+        """Apply the seed the client sends in the handshake (rebuilds the env if it differs)."""
+        if seed != self.seed:
+            self.env.close()
+            self.seed = seed
+            self.env = self._factory(self.num_agents, seed)
+            self._needs_reset = True
+
+    def handle(self, reply: Any) -> Any | None:
+        """Answer one message from the client; None means the client asked us to quit."""
+        if reply.header.status != STATUS_OK:
+            return None  # close() sends 400
+        rl_input = reply.unity_input.rl_input
+        try:
+            if rl_input.command == proto.QUIT:
+                return None
+            if rl_input.command == proto.RESET:
+                entries = rl_input.environment_parameters.float_parameters
+                config = {e.key: e.value for e in entries}
+                infos = self.env.reset(
+                    train_mode=rl_input.is_training, config=config or None
+                )
+                self._needs_reset = False
+            elif rl_input.command == proto.STEP:
+                actions = self._actions(rl_input)
+                # Unity's academy starts already reset, so a step may come first.
+                if self._needs_reset:
+                    self.env.reset(train_mode=True)
+                    self._needs_reset = False
+                infos = self.env.step(actions)
+            else:
+                raise StandInError(f"unknown command {rl_input.command}")
+        except ValueError as exc:  # bad input, from us or from the environment
+            return self._error(STATUS_BAD_INPUT, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: report it, never leave the client hanging
+            return self._error(STATUS_INTERNAL, f"{type(exc).__name__}: {exc}")
+        return self._output(infos)
+
+    def _actions(self, rl_input: Any) -> np.ndarray:
+        """Collect the per-agent action lists into an (n_agents, action_size) array."""
+        unknown = sorted(set(rl_input.agent_actions) - set(self.env.brain_names))
+        if unknown:
+            raise StandInError(
+                f"unknown brain name(s) {unknown}; this environment has {BRAIN_NAME!r}"
+            )
+        size = self.env.brains[BRAIN_NAME].vector_action_space_size
+        if BRAIN_NAME not in rl_input.agent_actions:
+            return np.zeros((self.num_agents, size))  # as Unity: no action means zeros
+        per_agent = rl_input.agent_actions[BRAIN_NAME].value
+        if len(per_agent) != self.num_agents:
+            raise StandInError(
+                f"{BRAIN_NAME} has {self.num_agents} agent(s) but actions came for {len(per_agent)}"
+            )
+        for i, action in enumerate(per_agent):
+            if len(action.vector_actions) != size:
+                raise StandInError(
+                    f"{BRAIN_NAME} expects {size} continuous action values per agent, "
+                    f"got {len(action.vector_actions)} for agent {i}"
+                )
+        return np.array(
+            [list(a.vector_actions) for a in per_agent], dtype=np.float64
+        ).reshape(self.num_agents, size)
+
+    def _output(self, infos: dict[str, Any]) -> Any:
+        msg = _message()
+        rl_output = msg.unity_output.rl_output
+        rl_output.global_done = False  # as the original: agents restart by themselves
+        for name, info in infos.items():
+            agents = rl_output.agentInfos[name].value
+            obs = np.asarray(info.vector_observations, dtype=np.float32)
+            prev = np.asarray(info.previous_vector_actions, dtype=np.float32)
+            for i, agent_id in enumerate(info.agents):
+                agents.add(
+                    stacked_vector_observation=obs[i].tolist(),
+                    stored_vector_actions=prev[i].tolist() if prev.size else [],
+                    reward=float(info.rewards[i]),
+                    done=bool(info.local_done[i]),
+                    max_step_reached=bool(info.max_reached[i]),
+                    id=int(agent_id),
+                )
+        return msg
+
+    @staticmethod
+    def _error(status: int, text: str) -> Any:
+        print(f"Reacher stand-in: refused: {text}", file=sys.stderr, flush=True)
+        return _message(status, text)
+
+    def close(self) -> None:
+        """Release the environment."""
+        self.env.close()
+
+
+def _exit_when_orphaned(parent: int, period_s: float = 0.5) -> None:
+    """Exit as soon as the launching process is gone, even if no call is pending."""
+    while True:
+        time.sleep(period_s)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def serve(port: int, standin: StandIn, host: str = "localhost") -> int:
+    """Talk to the client listening on host:port until it closes or goes away."""
+    import grpc  # imported here so tests of StandIn need no gRPC
+
+    with grpc.insecure_channel(f"{host}:{port}") as channel:
+        exchange = channel.unary_unary(
+            proto.EXCHANGE_METHOD,
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=proto.UnityMessage.FromString,
+        )
+        try:
+            # Handshake: our parameters -> the seed; an empty message -> the first command.
+            reply = exchange(
+                standin.init_message(), wait_for_ready=True, timeout=HANDSHAKE_TIMEOUT_S
+            )
+            if reply.header.status != STATUS_OK:
+                return 0
+            standin.set_seed(reply.unity_input.rl_initialization_input.seed)
+            reply = exchange(_message())
+            while True:
+                answer = standin.handle(reply)
+                if answer is None:
+                    return 0
+                # No deadline: a notebook may think for hours between steps. No
+                # wait_for_ready: if the client's process dies the call fails and we exit.
+                reply = exchange(answer)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                print(
+                    f"Reacher stand-in: no unityagents client on port {port} after "
+                    f"{HANDSHAKE_TIMEOUT_S:.0f} s",
+                    file=sys.stderr,
+                )
+                return 1
+            return 0  # the client went away: that is how a run ends without close()
+        finally:
+            standin.close()
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Read the options the client passes (--port) and ours; ignore Unity's other flags."""
+    parser = argparse.ArgumentParser(
+        prog="Reacher.x86_64",
+        description="Stand-in for the Unity Reacher binary, for the unityagents 0.4 client.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--port", type=int, default=5005, help="the client's port")
+    parser.add_argument(
+        "--num-agents", type=int, default=20, help="20 or 1 in the course"
+    )
+    parser.add_argument(
+        "--no-viewer",
+        action="store_true",
+        help="never open a window (the NoVis build; also implied by -nographics/-batchmode)",
+    )
+    args, unity_flags = parser.parse_known_args(argv)  # Unity's own flags are ignored
+    if {"-nographics", "-batchmode"} & set(unity_flags):
+        args.no_viewer = True
+    if args.num_agents < 1:
+        parser.error("--num-agents must be at least 1")
+    return args
+
+
+def main(
+    argv: Sequence[str] | None = None, env_factory: EnvFactory = default_env_factory
+) -> int:
+    """Entry point of the executable stand-in."""
+    args = parse_args(argv)
+    # Ctrl-C in a terminal reaches the whole process group: let the client handle it and
+    # close us, as the real binary survives it too.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_exit_when_orphaned, args=(os.getppid(),), daemon=True
+    ).start()
+    try:
+        if env_factory is default_env_factory:
+            env_factory = functools.partial(
+                default_env_factory, show_viewer=not args.no_viewer
+            )
+        standin = StandIn(env_factory, num_agents=args.num_agents)
+    except Exception as exc:  # noqa: BLE001 - any failure: say why before exiting
+        print(f"Reacher stand-in: cannot build the environment: {exc}", file=sys.stderr)
+        return 1
+    return serve(args.port, standin)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
