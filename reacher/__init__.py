@@ -1,0 +1,27 @@
+"""Built-in re-creation of the Unity ML-Agents Reacher environment on MuJoCo.
+
+`ReacherEnvironment` has the interface of `unityagents.UnityEnvironment` 0.4, so
+course code runs unchanged apart from the line that creates the environment.
+"""
+
+import os
+from ctypes.util import find_library
+
+
+def _pick_headless_gl() -> None:
+    """MuJoCo reads MUJOCO_GL when it is first imported: on a machine without a
+    display, choose a headless backend that is installed (EGL, then OSMesa)."""
+    if "MUJOCO_GL" in os.environ or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return
+    if find_library("EGL"):
+        os.environ["MUJOCO_GL"] = "egl"
+    elif find_library("OSMesa"):
+        os.environ["MUJOCO_GL"] = "osmesa"
+
+
+_pick_headless_gl()
+
+from reacher.brain import BrainInfo, BrainParameters  # noqa: E402
+from reacher.environment import BRAIN_NAME, ReacherEnvironment  # noqa: E402
+
+__all__ = ["BRAIN_NAME", "BrainInfo", "BrainParameters", "ReacherEnvironment"]

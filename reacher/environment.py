@@ -1,0 +1,369 @@
+"""The Unity ML-Agents Reacher task on MuJoCo, behind the unityagents 0.4 interface.
+
+Per decision (one `step` call) every arm holds its action for 4 physics steps of
+0.02 s. Each physics step: every goal advances by its speed, the held world-frame
+torques act on both segments, MuJoCo steps, angular drag and the 7 rad/s angular
+speed cap are applied, and an arm whose hand overlaps its goal earns 0.01.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from reacher.brain import BrainInfo, BrainParameters
+from reacher.mjcf import (
+    GOAL_HEIGHT,
+    GOAL_RADIUS,
+    HAND_RADIUS,
+    SENSORS_PER_ARM,
+    agent_roots,
+    build_mjcf,
+)
+from reacher.speed_cap import damp_and_cap
+
+BRAIN_NAME = "ReacherBrain"
+ACADEMY_NAME = "Academy"
+OBSERVATION_SIZE = 33
+ACTION_SIZE = 4
+
+PHYSICS_DT = 0.02
+PHYSICS_STEPS_PER_DECISION = 4
+EPISODE_DECISIONS = 1000
+TORQUE_SCALE = 150.0
+MAX_ANGULAR_SPEED = 7.0  # rad/s, Unity's Rigidbody.maxAngularVelocity default
+ANGULAR_DRAG = 0.05  # per second, Unity's Rigidbody.angularDrag
+REWARD_PER_PHYSICS_STEP = 0.01
+
+DEFAULT_RESET_PARAMETERS = {"goal_speed": 1.0, "goal_size": 5.0}
+
+_NEEDS_GL = (
+    "Rendering needs an OpenGL backend and none could be started ({error}). "
+    "Headless, install EGL (Debian: apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1) "
+    "or OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=egl or MUJOCO_GL=osmesa "
+    "before importing mujoco; `make run` installs them."
+)
+
+
+class ReacherEnvironment:
+    """Built-in stand-in for `unityagents.UnityEnvironment` running the Reacher scene.
+
+    Only the constructor differs from code written for the Unity binary:
+    `ReacherEnvironment(num_agents=20)` instead of `UnityEnvironment(file_name=...)`.
+    """
+
+    def __init__(
+        self,
+        num_agents: int = 20,
+        seed: int = 0,
+        goal_size: float = 5.0,
+        goal_speed: float = 1.0,
+        verbose: bool = True,
+        show_viewer: bool = True,
+    ) -> None:
+        if isinstance(num_agents, bool) or not isinstance(num_agents, (int, np.integer)) or num_agents < 1:
+            raise ValueError(f"num_agents must be a positive integer (1 for the course's version 1, 20 for version 2), got {num_agents!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        self.num_agents = int(num_agents)
+        self._rng = np.random.default_rng(int(seed))
+        self._reset_parameters = dict(DEFAULT_RESET_PARAMETERS)
+        self._reset_parameters.update(self._checked_config({"goal_size": goal_size, "goal_speed": goal_speed}))
+        self._show_viewer = show_viewer
+
+        n = self.num_agents
+        self._model = mujoco.MjModel.from_xml_string(build_mjcf(n, self._reset_parameters["goal_size"]))
+        self._data = mujoco.MjData(self._model)
+        m = self._model
+        self._roots = agent_roots(n)
+        self._a_ids = np.array([m.body(f"A{i}").id for i in range(n)])
+        self._b_ids = np.array([m.body(f"B{i}").id for i in range(n)])
+        self._goal_geoms = np.array([m.geom(f"goal{i}").id for i in range(n)])
+        self._hand_sites = np.array([m.site(f"hand{i}").id for i in range(n)])
+        # Joint order per arm: shoulder z, shoulder x, elbow z, elbow x (4 dofs, contiguous).
+        self._elbow_dofs = np.array([[m.joint(f"elbow_z{i}").dofadr[0], m.joint(f"elbow_x{i}").dofadr[0]] for i in range(n)])
+        self._elbow_jnts = np.array([[m.joint(f"elbow_z{i}").id, m.joint(f"elbow_x{i}").id] for i in range(n)])
+        # The per-arm views below rely on each arm's 4 joints being contiguous.
+        assert (self._elbow_dofs == np.arange(n)[:, None] * 4 + [2, 3]).all()
+        assert (self._elbow_jnts == np.arange(n)[:, None] * 4 + [2, 3]).all()
+
+        self._qvel = self._data.qvel.reshape(n, 4)  # views into MuJoCo's memory
+        self._qpos = self._data.qpos.reshape(n, 4)
+        self._sensors = self._data.sensordata.reshape(n, SENSORS_PER_ARM)
+        # Sensor values per arm: pos, quat (w x y z), angvel, linvel for A then B, goal pos.
+        # The observation wants each quaternion as x y z w.
+        seg = [0, 1, 2, 4, 5, 6, 3, 7, 8, 9, 10, 11, 12]
+        self._sensor_columns = np.array(seg + [13 + c for c in seg] + [26, 27, 28])
+        self._obs_columns = np.r_[0:29]
+        self._substeps = np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)[:, None]
+        self._goal_angle = np.zeros(n)  # degrees
+        self._goal_speed = np.zeros(n)  # degrees per physics step
+        self._hand_track = np.empty((PHYSICS_STEPS_PER_DECISION, n, 3))
+        self._obs = np.zeros((n, OBSERVATION_SIZE))
+        self._obs[:, 30] = 1.0  # the hand in B's local frame: constant (0, 1, 0)
+        self._last_actions = np.zeros((n, ACTION_SIZE))
+        self._drag_factor = 1.0 - ANGULAR_DRAG * PHYSICS_DT
+        self._decisions = 0
+        self._episode_over = False
+        self._has_reset = False
+        self._closed = False
+        self._renderer: Any = None
+        self._viewer: Any = None
+        self._train_mode = True
+
+        self.brain_names = [BRAIN_NAME]
+        self.external_brain_names = [BRAIN_NAME]
+        self.academy_name = ACADEMY_NAME
+        self.number_brains = 1
+        self.number_external_brains = 1
+        self.brains = {
+            BRAIN_NAME: BrainParameters(
+                brain_name=BRAIN_NAME,
+                vector_observation_space_size=OBSERVATION_SIZE,
+                num_stacked_vector_observations=1,
+                vector_action_space_size=ACTION_SIZE,
+                vector_action_descriptions=["", "", "", ""],
+            )
+        }
+        self._restart_arms()
+        if verbose:
+            print(self)
+
+    # ------------------------------------------------------------------ interface
+    @property
+    def reset_parameters(self) -> dict[str, float]:
+        return dict(self._reset_parameters)
+
+    @property
+    def global_done(self) -> bool:
+        """Always False, as in the original: agents restart by themselves."""
+        return False
+
+    def __str__(self) -> str:
+        params = "\n".join(f"\t\t{k} -> {v}" for k, v in self._reset_parameters.items())
+        return (
+            f"'{ACADEMY_NAME}' started successfully!\n"
+            f"Unity Academy name: {ACADEMY_NAME}\n"
+            f"        Number of Brains: {self.number_brains}\n"
+            f"        Number of External Brains : {self.number_external_brains}\n"
+            f"        Lesson number : 0\n"
+            f"        Reset Parameters :\n{params}\n"
+            f"{self.brains[BRAIN_NAME]}"
+        )
+
+    def __enter__(self) -> ReacherEnvironment:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def reset(self, train_mode: bool = True, config: Mapping[str, float] | None = None, lesson: int | None = None) -> dict[str, BrainInfo]:
+        """Start a new episode for every agent; `config` overrides reset parameters (they persist)."""
+        self._check_open()
+        if config is not None:
+            if not isinstance(config, Mapping):
+                raise ValueError(f"config must be a dict of reset parameters such as {{'goal_size': 5.0}}, got {type(config).__name__}")
+            self._reset_parameters.update(self._checked_config(config))
+            radius = 0.5 * self._reset_parameters["goal_size"]
+            self._model.geom_size[self._goal_geoms, 0] = radius
+        self._train_mode = bool(train_mode)
+        self._restart_arms()
+        self._has_reset = True
+        if not self._train_mode:
+            self._open_viewer()
+        zeros = [0.0] * self.num_agents
+        falses = [False] * self.num_agents
+        return {BRAIN_NAME: self._brain_info(zeros, falses)}
+
+    def step(self, vector_action: Any = None, memory: Any = None, text_action: Any = None) -> dict[str, BrainInfo]:
+        """Advance every agent by one decision (4 physics steps with the action held)."""
+        self._check_open()
+        if not self._has_reset:
+            raise RuntimeError("step() called before reset(): call env.reset(train_mode=True) first, as with the Unity binary")
+        actions = self._checked_actions(vector_action)
+        if self._episode_over:  # agents restart by themselves after done, like the original
+            self._restart_arms()
+        self._last_actions = actions
+        counts = self._simulate(np.clip(actions, -1.0, 1.0))
+        self._decisions += 1
+        self._episode_over = self._decisions >= EPISODE_DECISIONS
+        # Rewards travel as float32 in the original (0.04 arrives as 0.03999999910593033).
+        rewards = (counts * REWARD_PER_PHYSICS_STEP).astype(np.float32).tolist()
+        if self._viewer is not None:
+            self._sync_viewer()
+        return {BRAIN_NAME: self._brain_info(rewards, [self._episode_over] * self.num_agents)}
+
+    def close(self) -> None:
+        """Release the renderer and viewer; any later call raises."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+        self._closed = True
+
+    def render(self, width: int = 640, height: int = 480, camera: str = "overview") -> np.ndarray:
+        """An RGB frame (height, width, 3) uint8 of the whole scene."""
+        self._check_open()
+        if self._renderer is None or (self._renderer.width, self._renderer.height) != (width, height):
+            if self._renderer is not None:
+                self._renderer.close()
+            try:
+                self._renderer = mujoco.Renderer(self._model, height=height, width=width)
+            except Exception as error:  # mujoco raises several types depending on the backend
+                raise RuntimeError(_NEEDS_GL.format(error=error)) from error
+        self._renderer.update_scene(self._data, camera=camera)
+        return self._renderer.render()
+
+    # ----------------------------------------------------------------- simulation
+    def _restart_arms(self) -> None:
+        """Both segments hanging straight down at rest; new goal angle and speed."""
+        n = self.num_agents
+        d = self._data
+        d.qpos[:] = 0.0
+        d.qvel[:] = 0.0
+        d.xfrc_applied[:] = 0.0
+        self._goal_angle = self._rng.integers(0, 360, size=n).astype(float)
+        self._goal_speed = self._rng.uniform(-1.0, 1.0, size=n) * self._reset_parameters["goal_speed"]
+        self._last_actions = np.zeros((n, ACTION_SIZE))
+        self._decisions = 0
+        self._episode_over = False
+        d.mocap_pos[:] = self._goal_positions(self._goal_angle)
+        mujoco.mj_forward(self._model, d)
+        self._observe()
+
+    def _goal_positions(self, angle_deg: np.ndarray) -> np.ndarray:
+        rad = np.radians(angle_deg)
+        offset = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)
+        return self._roots + offset
+
+    def _simulate(self, actions: np.ndarray) -> np.ndarray:
+        """Run the 4 physics steps of one decision; returns the rewarded steps per agent."""
+        m, d = self._model, self._data
+        torques = TORQUE_SCALE * actions
+        xfrc = d.xfrc_applied
+        xfrc[self._a_ids, 3] = torques[:, 0]
+        xfrc[self._a_ids, 5] = torques[:, 1]
+        xfrc[self._b_ids, 3] = torques[:, 2]
+        xfrc[self._b_ids, 5] = torques[:, 3]
+        angles = self._goal_angle + self._substeps * self._goal_speed
+        goals = self._goal_positions(angles)
+        hands = self._hand_track
+        for s in range(PHYSICS_STEPS_PER_DECISION):
+            mujoco.mj_step(m, d)
+            if s > 0:
+                # mj_step computed positions before integrating: the hand after step s-1.
+                hands[s - 1] = d.site_xpos[self._hand_sites]
+            damp_and_cap(self._qpos, self._qvel, self._drag_factor, MAX_ANGULAR_SPEED)
+        self._goal_angle = angles[-1]
+        d.mocap_pos[:] = goals[-1]
+        self._observe()
+        hands[-1] = d.site_xpos[self._hand_sites]
+        reach = HAND_RADIUS + 0.5 * self._reset_parameters["goal_size"]
+        dist2 = np.sum((hands - goals) ** 2, axis=-1)
+        return np.count_nonzero(dist2 < reach * reach, axis=0)
+
+    def _observe(self) -> None:
+        """Fill the 33 values per agent in the original's order and frames."""
+        m, d = self._model, self._data
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        mujoco.mj_comVel(m, d)
+        mujoco.mj_sensorPos(m, d)
+        mujoco.mj_sensorVel(m, d)
+        self._obs[:, self._obs_columns] = self._sensors[:, self._sensor_columns]
+        self._obs[:, 32] = self._goal_speed
+
+    def _brain_info(self, rewards: list[float], done: list[bool]) -> BrainInfo:
+        n = self.num_agents
+        return BrainInfo(
+            # The original sends float32 values; the client widens them to float64.
+            vector_observations=self._obs.astype(np.float32).astype(np.float64),
+            rewards=rewards,
+            local_done=list(done),
+            max_reached=list(done),
+            agents=list(range(n)),
+            previous_vector_actions=self._last_actions.astype(np.float32).astype(np.float64),
+            text_observations=[""] * n,
+            memories=np.zeros((n, 0)),
+            previous_text_actions=[""] * n,
+        )
+
+    # ------------------------------------------------------------------ checking
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the environment is closed: create a new ReacherEnvironment to continue")
+
+    def _checked_config(self, config: Mapping[str, Any]) -> dict[str, float]:
+        checked = {}
+        for key, value in config.items():
+            if key not in DEFAULT_RESET_PARAMETERS:
+                valid = ", ".join(DEFAULT_RESET_PARAMETERS)
+                raise ValueError(f"unknown reset parameter {key!r}: the Reacher academy declares only {valid}")
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"reset parameter {key!r} must be a number, got {value!r}") from None
+            if not math.isfinite(number):
+                raise ValueError(f"reset parameter {key!r} must be finite, got {value!r}")
+            if key == "goal_size" and number <= 0:
+                raise ValueError(f"reset parameter 'goal_size' must be positive (the goal's diameter), got {value!r}")
+            checked[key] = number
+        return checked
+
+    def _checked_actions(self, vector_action: Any) -> np.ndarray:
+        n = self.num_agents
+        expected = f"an ({n}, {ACTION_SIZE}) array, a flat sequence of {n * ACTION_SIZE} numbers, or {{'{BRAIN_NAME}': actions}}"
+        if isinstance(vector_action, Mapping):
+            unknown = set(vector_action) - {BRAIN_NAME}
+            if unknown:
+                raise ValueError(f"actions given for unknown brain(s) {sorted(map(str, unknown))}: the only brain is {BRAIN_NAME!r}")
+            vector_action = vector_action.get(BRAIN_NAME)
+        if vector_action is None:  # the original sends zeros for a brain given no action
+            return np.zeros((n, ACTION_SIZE))
+        try:
+            actions = np.asarray(vector_action, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"actions must be numbers: expected {expected}") from None
+        if actions.size != n * ACTION_SIZE or (actions.ndim == 2 and actions.shape != (n, ACTION_SIZE)) or actions.ndim > 2:
+            raise ValueError(f"actions have shape {actions.shape} ({actions.size} values): expected {expected}")
+        actions = actions.reshape(n, ACTION_SIZE)
+        if not np.isfinite(actions).all():
+            bad = np.argwhere(~np.isfinite(actions))[0]
+            raise ValueError(f"actions must be finite: agent {bad[0]}, action {bad[1]} is {actions[tuple(bad)]}; expected values in [-1, 1]")
+        return actions
+
+    # ------------------------------------------------------------------- viewer
+    def _open_viewer(self) -> None:
+        """train_mode=False on a desktop shows the arms live, like the original's window."""
+        if self._viewer is not None or not self._show_viewer or not os.environ.get("DISPLAY"):
+            return
+        try:
+            import mujoco.viewer
+
+            self._viewer = mujoco.viewer.launch_passive(self._model, self._data, show_left_ui=False, show_right_ui=False)
+            self._viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
+            self._viewer.cam.fixedcamid = self._model.camera("overview").id
+            self._next_frame_time = time.perf_counter()
+        except Exception as error:  # no usable display: keep running without a window
+            print(f"Reacher: no interactive viewer ({error}); use env.render() for frames")
+            self._viewer = None
+
+    def _sync_viewer(self) -> None:
+        if self._viewer.is_running():
+            self._viewer.sync()
+            # Real time, as the original's window ran outside train mode.
+            wait = self._next_frame_time - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            self._next_frame_time = max(self._next_frame_time, time.perf_counter()) + PHYSICS_DT * PHYSICS_STEPS_PER_DECISION
+        else:
+            self._viewer.close()
+            self._viewer = None

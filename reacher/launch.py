@@ -1,0 +1,102 @@
+"""One place for train.py and the notebook to choose an environment: the built-in Reacher,
+or a Unity binary (the real one or this project's stand-in) through the genuine
+unityagents 0.4 client, so the same code drives either."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BUILTIN_NAMES = (None, "", "builtin")
+_STANDIN_MARK = b"reacher/unity/standin.sh"
+
+
+def is_standin(path: str | os.PathLike[str]) -> bool:
+    """True when path is one of this project's stand-in scripts, not a Unity build."""
+    try:
+        with open(path, "rb") as file:
+            return _STANDIN_MARK in file.read(4096)
+    except OSError:
+        return False
+
+
+def _resolve(path: str | os.PathLike[str]) -> str:
+    """The path as given if it exists from here, else relative to the project root, so
+    'Reacher_Linux_NoVis/Reacher.x86_64' also works from a notebook in a subfolder."""
+    given = Path(path).expanduser()
+    if given.exists() or given.is_absolute():
+        return str(given)
+    in_project = PROJECT_ROOT / given
+    return str(in_project) if in_project.exists() else str(given)
+
+
+def _reopenable(rpc_communicator: Any) -> None:
+    """Work around the client's 'one environment per process' bug.
+
+    unityagents 0.4 keeps the pipe between its gRPC thread and the caller in a class
+    attribute and closes it in close(), so a second UnityEnvironment in the same process
+    fails with "handle is closed". A fresh pipe pair makes the next one work.
+    """
+    from multiprocessing import Pipe
+
+    servicer = getattr(rpc_communicator, "UnityToExternalServicerImplementation", None)
+    conn = getattr(servicer, "parent_conn", None)
+    if servicer is not None and conn is not None and conn.closed:
+        servicer.parent_conn, servicer.child_conn = Pipe()
+
+
+def make_env(
+    name_or_path: str | os.PathLike[str] | None = "builtin",
+    num_agents: int = 20,
+    seed: int = 0,
+    *,
+    worker_id: int = 0,
+    base_port: int = 5005,
+    no_graphics: bool = False,
+    **builtin_options: Any,
+) -> Any:
+    """Open the environment named by name_or_path.
+
+    "builtin" (or None): `reacher.ReacherEnvironment(num_agents, seed, **builtin_options)`.
+    A path to a Unity binary or a stand-in: `unityagents.UnityEnvironment(file_name=path,
+    worker_id, base_port, seed, no_graphics)`; the binary fixes the number of agents, so
+    num_agents is ignored there. Give concurrent runs different worker_ids: the client
+    does not notice two runs sharing a port.
+    """
+    if name_or_path in BUILTIN_NAMES:
+        from reacher import ReacherEnvironment
+
+        return ReacherEnvironment(num_agents=num_agents, seed=seed, **builtin_options)
+    path = _resolve(name_or_path)
+    if builtin_options:
+        raise ValueError(
+            f"options {sorted(builtin_options)} apply only to the built-in environment, "
+            f"not to the Unity binary {path}"
+        )
+    try:
+        import unityagents
+        from unityagents import rpc_communicator
+    except ImportError as exc:
+        hint = (
+            " It is this project's stand-in for the built-in simulator: "
+            "make_env('builtin') gives the same environment here directly."
+            if is_standin(path)
+            else ""
+        )
+        raise RuntimeError(
+            f"Opening the Unity binary {path} needs the unityagents 0.4 client, which "
+            f"this Python ({sys.executable}) cannot import ({exc}). Run `make unity` and "
+            f"use .venv-unity/bin/python (or a venv of your own with unityagents)."
+            + hint
+        ) from exc
+    _reopenable(rpc_communicator)
+    return unityagents.UnityEnvironment(
+        file_name=path,
+        worker_id=worker_id,
+        base_port=base_port,
+        seed=seed,
+        no_graphics=no_graphics,
+    )
