@@ -337,7 +337,8 @@ class ReacherEnvironment:
         actions = actions.reshape(n, ACTION_SIZE)
         if not np.isfinite(actions).all():
             bad = np.argwhere(~np.isfinite(actions))[0]
-            raise ValueError(f"actions must be finite: agent {bad[0]}, action {bad[1]} is {actions[tuple(bad)]}; expected values in [-1, 1]")
+            value = actions[tuple(bad)]
+            raise ValueError(f"actions must be finite: agent {bad[0]}, action {bad[1]} is {value}; expected values in [-1, 1]")
         return actions
 
     # ------------------------------------------------------------------- viewer
