@@ -105,6 +105,11 @@ class ReacherEnvironment:
         self._goal_angle = np.zeros(n)  # degrees
         self._goal_speed = np.zeros(n)  # degrees per physics step
         self._hand_track = np.empty((PHYSICS_STEPS_PER_DECISION, n, 3))
+        self._goal_track = np.empty((PHYSICS_STEPS_PER_DECISION, n, 3))
+        # Arms' bodies are laid out A, B every 4 bodies (root, A, B, goal): strided views.
+        assert (np.diff(self._a_ids) == 4).all() and (self._b_ids == self._a_ids + 1).all()
+        self._xfrc_a = self._data.xfrc_applied[self._a_ids[0]::4][:n]
+        self._xfrc_b = self._data.xfrc_applied[self._b_ids[0]::4][:n]
         self._obs = np.zeros((n, OBSERVATION_SIZE))
         self._obs[:, 30] = 1.0  # the hand in B's local frame: constant (0, 1, 0)
         self._last_actions = np.zeros((n, ACTION_SIZE))
@@ -239,22 +244,27 @@ class ReacherEnvironment:
         mujoco.mj_forward(self._model, d)
         self._observe()
 
-    def _goal_positions(self, angle_deg: np.ndarray) -> np.ndarray:
+    def _goal_positions(self, angle_deg: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Goal centres for angles (degrees) of shape (..., n): root + (8 sin, -1, 8 cos)."""
+        if out is None:
+            out = np.empty((*np.shape(angle_deg), 3))
         rad = np.radians(angle_deg)
-        offset = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)
-        return self._roots + offset
+        np.sin(rad, out=out[..., 0])
+        np.cos(rad, out=out[..., 2])
+        out[..., 0] *= GOAL_RADIUS
+        out[..., 2] *= GOAL_RADIUS
+        out[..., 1] = GOAL_HEIGHT
+        out += self._roots
+        return out
 
     def _simulate(self, actions: np.ndarray) -> np.ndarray:
         """Run the 4 physics steps of one decision; returns the rewarded steps per agent."""
         m, d = self._model, self._data
         torques = TORQUE_SCALE * actions
-        xfrc = d.xfrc_applied
-        xfrc[self._a_ids, 3] = torques[:, 0]
-        xfrc[self._a_ids, 5] = torques[:, 1]
-        xfrc[self._b_ids, 3] = torques[:, 2]
-        xfrc[self._b_ids, 5] = torques[:, 3]
+        self._xfrc_a[:, [3, 5]] = torques[:, :2]
+        self._xfrc_b[:, [3, 5]] = torques[:, 2:]
         angles = self._goal_angle + self._substeps * self._goal_speed
-        goals = self._goal_positions(angles)
+        goals = self._goal_positions(angles, out=self._goal_track)
         hands = self._hand_track
         for s in range(PHYSICS_STEPS_PER_DECISION):
             mujoco.mj_step(m, d)
@@ -267,8 +277,9 @@ class ReacherEnvironment:
         self._observe()
         hands[-1] = d.site_xpos[self._hand_sites]
         reach = HAND_RADIUS + 0.5 * self._reset_parameters["goal_size"]
-        dist2 = np.sum((hands - goals) ** 2, axis=-1)
-        return np.count_nonzero(dist2 < reach * reach, axis=0)
+        hands -= goals
+        hands *= hands
+        return np.count_nonzero(hands.sum(axis=-1) < reach * reach, axis=0)
 
     def _observe(self) -> None:
         """Fill the 33 values per agent in the original's order and frames."""

@@ -1,0 +1,56 @@
+# Two commands for a fresh machine: `make run` (train to solved, save checkpoints and
+# the reward plot) and `make test` (every test, the notebook included). Both create
+# .venv and install what is missing first.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Rendering headless: Mesa's EGL (llvmpipe) from Debian.
+GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1
+RUN_DIR ?= runs/latest
+
+.PHONY: setup run test unity lint bench gl clean
+
+setup: $(STAMP) gl
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (reacher)" > /dev/null
+	touch $(STAMP)
+
+# Installs the Debian GL libraries if any is missing (as root, or through sudo).
+gl:
+	@missing=$$(for p in $(GL_PACKAGES); do dpkg -s $$p > /dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if ! command -v apt-get > /dev/null; then \
+			echo "Rendering needs EGL or OSMesa; install the equivalent of: $$missing"; \
+		else \
+			sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+			echo "Installing $$missing for headless rendering"; \
+			$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing > /dev/null; \
+		fi; \
+	fi
+
+run: setup
+	$(PY) train.py --out $(RUN_DIR)
+
+# The genuine unityagents 0.4.0 client in its own venv, for old notebooks (see README).
+unity: setup
+	sh reacher/unity/setup.sh $(PYTHON)
+
+test: setup unity
+	$(PY) -m ruff check .
+	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb
+
+bench: setup
+	$(PY) benchmarks/bench_env.py
+	$(PY) benchmarks/bench_train.py
+
+lint: setup
+	$(PY) -m ruff check .
+
+clean:
+	rm -rf $(VENV) .venv-unity .pytest_cache .ruff_cache
