@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reacher import ReacherEnvironment  # noqa: E402
+from reacher import ReacherEnvironment
 
 
 def decisions_per_second(env: ReacherEnvironment, actions: np.ndarray) -> float:

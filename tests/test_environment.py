@@ -150,7 +150,7 @@ def test_goal_moves_by_its_speed_every_physics_step(env20):
 def test_rewards_are_quantised_and_episode_ends_after_1000_decisions():
     env = ReacherEnvironment(num_agents=20, seed=4, verbose=False)
     rng = np.random.default_rng(4)
-    scores, infos = play_random(env, rng)
+    _, infos = play_random(env, rng)
     assert len(infos) == 1001  # the reset plus 1000 decisions
     for info in infos[1:-1]:
         assert not any(info.local_done) and not any(info.max_reached)
@@ -269,6 +269,7 @@ def test_same_seed_same_observations_different_seed_different_goals():
     a_first, a = run(11)
     b_first, b = run(11)
     c_first, _ = run(12)
+    np.testing.assert_array_equal(a_first, b_first)
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a_first[:, 26:29], c_first[:, 26:29])
 
