@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -72,31 +73,42 @@ def make_env(
         return ReacherEnvironment(num_agents=num_agents, seed=seed, **builtin_options)
     path = _resolve(name_or_path)
     if builtin_options:
-        raise ValueError(
-            f"options {sorted(builtin_options)} apply only to the built-in environment, "
-            f"not to the Unity binary {path}"
-        )
+        raise ValueError(f"options {sorted(builtin_options)} apply only to the built-in environment, not to the Unity binary {path}")
     try:
         import unityagents
         from unityagents import rpc_communicator
     except ImportError as exc:
         hint = (
-            " It is this project's stand-in for the built-in simulator: "
-            "make_env('builtin') gives the same environment here directly."
+            " It is this project's stand-in for the built-in simulator: make_env('builtin') gives the same environment here directly."
             if is_standin(path)
             else ""
         )
         raise RuntimeError(
             f"Opening the Unity binary {path} needs the unityagents 0.4 client, which "
             f"this Python ({sys.executable}) cannot import ({exc}). Run `make unity` and "
-            f"use .venv-unity/bin/python (or a venv of your own with unityagents)."
-            + hint
+            f"use .venv-unity/bin/python (or a venv of your own with unityagents)." + hint
         ) from exc
     _reopenable(rpc_communicator)
-    return unityagents.UnityEnvironment(
+    env = unityagents.UnityEnvironment(
         file_name=path,
         worker_id=worker_id,
         base_port=base_port,
         seed=seed,
         no_graphics=no_graphics,
     )
+    _close_before_thread_shutdown(env)
+    return env
+
+
+def _close_before_thread_shutdown(env: Any) -> None:
+    """Work around the client's hang at exit when close() was never called.
+
+    The client's gRPC worker thread waits on its pipe for the next command. At exit,
+    Python joins thread-pool workers before it runs atexit handlers, so the client's own
+    atexit close() never comes and the process hangs. Handlers registered with
+    threading._register_atexit run in reverse order before that join, so this close()
+    comes first. (Private API, present in Python 3.9-3.13; skipped if absent.)
+    """
+    register = getattr(threading, "_register_atexit", None)
+    if register is not None:
+        register(env._close)  # safe twice: the client's own atexit close() is a no-op then

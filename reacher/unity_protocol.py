@@ -69,9 +69,7 @@ _MESSAGES: dict[str, list[tuple[str, int, str, str]]] = {
     # On the wire a map<string, float>; declared as its equivalent, a repeated key/value
     # message, so the order of the entries (which the client prints) is ours to choose.
     "FloatParameter": [("key", 1, "string", ""), ("value", 2, "float", "")],
-    "EnvironmentParametersProto": [
-        ("float_parameters", 1, "FloatParameter", "repeated")
-    ],
+    "EnvironmentParametersProto": [("float_parameters", 1, "FloatParameter", "repeated")],
     "AgentInfoProto": [
         ("stacked_vector_observation", 1, "float", "repeated"),
         ("visual_observations", 2, "bytes", "repeated"),
@@ -141,9 +139,7 @@ def _set_type(field: Any, type_name: str) -> None:
 
 def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
     """Describe the whole schema as one proto3 file."""
-    fdp = descriptor_pb2.FileDescriptorProto(
-        name="reacher_unity_api4.proto", package=PACKAGE, syntax="proto3"
-    )
+    fdp = descriptor_pb2.FileDescriptorProto(name="reacher_unity_api4.proto", package=PACKAGE, syntax="proto3")
     for enum_name, values in _ENUMS.items():
         enum = fdp.enum_type.add(name=enum_name)
         for value_name, number in values:
@@ -154,9 +150,7 @@ def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
             field = msg.field.add(name=name, number=number)
             if kind == "map":
                 # A map is a repeated nested "<Name>Entry" message marked map_entry.
-                entry_name = (
-                    "".join(p[:1].upper() + p[1:] for p in name.split("_")) + "Entry"
-                )
+                entry_name = "".join(p[:1].upper() + p[1:] for p in name.split("_")) + "Entry"
                 entry = msg.nested_type.add(name=entry_name)
                 entry.options.map_entry = True
                 key = entry.field.add(name="key", number=1, label=_F.LABEL_OPTIONAL)
@@ -167,9 +161,7 @@ def _file_descriptor() -> descriptor_pb2.FileDescriptorProto:
                 field.type = _F.TYPE_MESSAGE
                 field.type_name = f".{PACKAGE}.{msg_name}.{entry_name}"
             else:
-                field.label = (
-                    _F.LABEL_REPEATED if kind == "repeated" else _F.LABEL_OPTIONAL
-                )
+                field.label = _F.LABEL_REPEATED if kind == "repeated" else _F.LABEL_OPTIONAL
                 _set_type(field, type_name)
     service = fdp.service.add(name="UnityToExternal")
     service.method.add(
@@ -187,9 +179,7 @@ _FILE = _POOL.Add(_file_descriptor())
 
 def message_class(name: str) -> type:
     """Return the generated class of one message of the schema, e.g. 'UnityMessage'."""
-    return message_factory.GetMessageClass(
-        _POOL.FindMessageTypeByName(f"{PACKAGE}.{name}")
-    )
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(f"{PACKAGE}.{name}"))
 
 
 UnityMessage = message_class("UnityMessage")

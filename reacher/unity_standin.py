@@ -49,9 +49,7 @@ def default_env_factory(num_agents: int, seed: int, show_viewer: bool = False) -
     """
     from reacher import ReacherEnvironment
 
-    return ReacherEnvironment(
-        num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer
-    )
+    return ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer)
 
 
 def _message(status: int = STATUS_OK, text: str = "") -> Any:
@@ -88,8 +86,7 @@ class StandIn:
                 vector_observation_size=brain.vector_observation_space_size,
                 num_stacked_vector_observations=brain.num_stacked_vector_observations,
                 vector_action_size=brain.vector_action_space_size,
-                vector_action_descriptions=list(brain.vector_action_descriptions)
-                or [""] * brain.vector_action_space_size,
+                vector_action_descriptions=list(brain.vector_action_descriptions) or [""] * brain.vector_action_space_size,
                 vector_action_space_type=proto.SPACE_CONTINUOUS,
                 vector_observation_space_type=proto.SPACE_CONTINUOUS,
                 brain_type=proto.BRAIN_EXTERNAL,
@@ -118,9 +115,7 @@ class StandIn:
             if rl_input.command == proto.RESET:
                 entries = rl_input.environment_parameters.float_parameters
                 config = {e.key: e.value for e in entries}
-                infos = self.env.reset(
-                    train_mode=rl_input.is_training, config=config or None
-                )
+                infos = self.env.reset(train_mode=rl_input.is_training, config=config or None)
                 self._needs_reset = False
             elif rl_input.command == proto.STEP:
                 actions = self._actions(rl_input)
@@ -133,7 +128,7 @@ class StandIn:
                 raise StandInError(f"unknown command {rl_input.command}")
         except ValueError as exc:  # bad input, from us or from the environment
             return self._error(STATUS_BAD_INPUT, str(exc))
-        except Exception as exc:  # noqa: BLE001 - a bug: report it, never leave the client hanging
+        except Exception as exc:
             return self._error(STATUS_INTERNAL, f"{type(exc).__name__}: {exc}")
         return self._output(infos)
 
@@ -141,26 +136,19 @@ class StandIn:
         """Collect the per-agent action lists into an (n_agents, action_size) array."""
         unknown = sorted(set(rl_input.agent_actions) - set(self.env.brain_names))
         if unknown:
-            raise StandInError(
-                f"unknown brain name(s) {unknown}; this environment has {BRAIN_NAME!r}"
-            )
+            raise StandInError(f"unknown brain name(s) {unknown}; this environment has {BRAIN_NAME!r}")
         size = self.env.brains[BRAIN_NAME].vector_action_space_size
         if BRAIN_NAME not in rl_input.agent_actions:
             return np.zeros((self.num_agents, size))  # as Unity: no action means zeros
         per_agent = rl_input.agent_actions[BRAIN_NAME].value
         if len(per_agent) != self.num_agents:
-            raise StandInError(
-                f"{BRAIN_NAME} has {self.num_agents} agent(s) but actions came for {len(per_agent)}"
-            )
+            raise StandInError(f"{BRAIN_NAME} has {self.num_agents} agent(s) but actions came for {len(per_agent)}")
         for i, action in enumerate(per_agent):
             if len(action.vector_actions) != size:
                 raise StandInError(
-                    f"{BRAIN_NAME} expects {size} continuous action values per agent, "
-                    f"got {len(action.vector_actions)} for agent {i}"
+                    f"{BRAIN_NAME} expects {size} continuous action values per agent, got {len(action.vector_actions)} for agent {i}"
                 )
-        return np.array(
-            [list(a.vector_actions) for a in per_agent], dtype=np.float64
-        ).reshape(self.num_agents, size)
+        return np.array([list(a.vector_actions) for a in per_agent], dtype=np.float64).reshape(self.num_agents, size)
 
     def _output(self, infos: dict[str, Any]) -> Any:
         msg = _message()
@@ -211,9 +199,7 @@ def serve(port: int, standin: StandIn, host: str = "localhost") -> int:
         )
         try:
             # Handshake: our parameters -> the seed; an empty message -> the first command.
-            reply = exchange(
-                standin.init_message(), wait_for_ready=True, timeout=HANDSHAKE_TIMEOUT_S
-            )
+            reply = exchange(standin.init_message(), wait_for_ready=True, timeout=HANDSHAKE_TIMEOUT_S)
             if reply.header.status != STATUS_OK:
                 return 0
             standin.set_seed(reply.unity_input.rl_initialization_input.seed)
@@ -229,8 +215,7 @@ def serve(port: int, standin: StandIn, host: str = "localhost") -> int:
             code = exc.code() if hasattr(exc, "code") else None
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 print(
-                    f"Reacher stand-in: no unityagents client on port {port} after "
-                    f"{HANDSHAKE_TIMEOUT_S:.0f} s",
+                    f"Reacher stand-in: no unityagents client on port {port} after {HANDSHAKE_TIMEOUT_S:.0f} s",
                     file=sys.stderr,
                 )
                 return 1
@@ -247,9 +232,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         allow_abbrev=False,
     )
     parser.add_argument("--port", type=int, default=5005, help="the client's port")
-    parser.add_argument(
-        "--num-agents", type=int, default=20, help="20 or 1 in the course"
-    )
+    parser.add_argument("--num-agents", type=int, default=20, help="20 or 1 in the course")
     parser.add_argument(
         "--no-viewer",
         action="store_true",
@@ -263,24 +246,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(
-    argv: Sequence[str] | None = None, env_factory: EnvFactory = default_env_factory
-) -> int:
+def main(argv: Sequence[str] | None = None, env_factory: EnvFactory = default_env_factory) -> int:
     """Entry point of the executable stand-in."""
     args = parse_args(argv)
     # Ctrl-C in a terminal reaches the whole process group: let the client handle it and
     # close us, as the real binary survives it too.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(
-        target=_exit_when_orphaned, args=(os.getppid(),), daemon=True
-    ).start()
+    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:
         if env_factory is default_env_factory:
-            env_factory = functools.partial(
-                default_env_factory, show_viewer=not args.no_viewer
-            )
+            env_factory = functools.partial(default_env_factory, show_viewer=not args.no_viewer)
         standin = StandIn(env_factory, num_agents=args.num_agents)
-    except Exception as exc:  # noqa: BLE001 - any failure: say why before exiting
+    except Exception as exc:
         print(f"Reacher stand-in: cannot build the environment: {exc}", file=sys.stderr)
         return 1
     return serve(args.port, standin)

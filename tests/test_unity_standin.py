@@ -63,9 +63,7 @@ class FakeEnv:
             )
         }
 
-    def reset(
-        self, train_mode: bool = True, config: dict | None = None
-    ) -> dict[str, Any]:
+    def reset(self, train_mode: bool = True, config: dict | None = None) -> dict[str, Any]:
         for key in config or {}:
             if key not in self.reset_parameters:
                 raise ValueError(f"unknown reset parameter {key!r}")
@@ -101,9 +99,7 @@ def roundtrip(msg: Any) -> Any:
 
 
 def test_handshake_declares_reacher_as_the_client_expects() -> None:
-    init = roundtrip(
-        StandIn(FakeEnv, 20).init_message()
-    ).unity_output.rl_initialization_output
+    init = roundtrip(StandIn(FakeEnv, 20).init_message()).unity_output.rl_initialization_output
     assert (init.name, init.version) == ("Academy", "API-4")
     (brain,) = init.brain_parameters
     assert brain.brain_name == "ReacherBrain"
@@ -133,9 +129,7 @@ def test_reset_passes_train_mode_and_config() -> None:
     standin = StandIn(FakeEnv, 2)
     msg = command(proto.RESET)
     msg.unity_input.rl_input.is_training = False
-    msg.unity_input.rl_input.environment_parameters.float_parameters.add(
-        key="goal_size", value=8.0
-    )
+    msg.unity_input.rl_input.environment_parameters.float_parameters.add(key="goal_size", value=8.0)
     out = roundtrip(standin.handle(msg))
     assert out.header.status == 200
     assert standin.env.calls == [("reset", (False, {"goal_size": 8.0}))]
@@ -145,9 +139,7 @@ def test_reset_passes_train_mode_and_config() -> None:
     assert [a.id for a in agents] == [0, 1]
     assert len(agents[0].stacked_vector_observation) == 33
     assert agents[0].done and not agents[0].max_step_reached
-    assert (
-        agents[0].reward == pytest.approx(0.04) and agents[0].reward != 0.04
-    )  # float32
+    assert agents[0].reward == pytest.approx(0.04) and agents[0].reward != 0.04  # float32
 
 
 def test_step_collects_actions_per_agent_and_resets_first_if_needed() -> None:
@@ -157,11 +149,7 @@ def test_step_collects_actions_per_agent_and_resets_first_if_needed() -> None:
     (reset, (_, actions)) = standin.env.calls
     assert reset[0] == "reset"
     np.testing.assert_allclose(actions, [[0.0] * 4, [0.25] * 4, [0.5] * 4])
-    stored = (
-        out.unity_output.rl_output.agentInfos["ReacherBrain"]
-        .value[2]
-        .stored_vector_actions
-    )
+    stored = out.unity_output.rl_output.agentInfos["ReacherBrain"].value[2].stored_vector_actions
     assert list(stored) == [0.5] * 4
 
 
@@ -175,9 +163,7 @@ def test_step_collects_actions_per_agent_and_resets_first_if_needed() -> None:
         (step_message(2), "has 3 agent(s) but actions came for 2"),
     ],
 )
-def test_bad_actions_are_refused_with_the_reason(
-    msg: Any, reason: str, capsys: Any
-) -> None:
+def test_bad_actions_are_refused_with_the_reason(msg: Any, reason: str, capsys: Any) -> None:
     standin = StandIn(FakeEnv, 3)
     out = roundtrip(standin.handle(msg))
     assert out.header.status == 400 and reason in out.header.message
@@ -188,13 +174,9 @@ def test_bad_actions_are_refused_with_the_reason(
 def test_environment_errors_are_forwarded() -> None:
     standin = StandIn(FakeEnv, 1)
     msg = command(proto.RESET)
-    msg.unity_input.rl_input.environment_parameters.float_parameters.add(
-        key="x", value=1
-    )
+    msg.unity_input.rl_input.environment_parameters.float_parameters.add(key="x", value=1)
     out = standin.handle(msg)
-    assert (
-        out.header.status == 400 and "unknown reset parameter 'x'" in out.header.message
-    )
+    assert out.header.status == 400 and "unknown reset parameter 'x'" in out.header.message
 
 
 def test_close_and_quit_end_the_loop() -> None:
@@ -204,9 +186,7 @@ def test_close_and_quit_end_the_loop() -> None:
 
 
 def test_unity_command_line_flags_are_accepted() -> None:
-    args = parse_args(
-        ["-nographics", "-batchmode", "--port", "5011", "--num-agents", "1"]
-    )
+    args = parse_args(["-nographics", "-batchmode", "--port", "5011", "--num-agents", "1"])
     assert (args.port, args.num_agents, args.no_viewer) == (5011, 1, True)
     assert not parse_args(["--port", "5005"]).no_viewer
 
@@ -233,9 +213,7 @@ def test_make_env_without_unityagents_says_what_to_do() -> None:
 def _need_unity_client() -> None:
     if UNITY_PYTHON.exists():
         return
-    message = (
-        f"{UNITY_PYTHON} is missing: run `make unity` to install the genuine client"
-    )
+    message = f"{UNITY_PYTHON} is missing: run `make unity` to install the genuine client"
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message)
     pytest.skip(message)
@@ -309,9 +287,7 @@ def test_banner_printed_by_the_genuine_client(episode: tuple[dict, str]) -> None
         "Vector Action space type: continuous",
         "Vector Action space size (per agent): 4",
     ]
-    positions = [
-        lines.index(line) for line in expected
-    ]  # ValueError names a missing line
+    positions = [lines.index(line) for line in expected]  # ValueError names a missing line
     assert positions == sorted(positions)
 
 
@@ -344,10 +320,7 @@ def test_bad_input_reaches_the_client_with_the_reason(
 ) -> None:
     out, log = episode
     status, reason = out["wrong_size"]
-    assert (
-        status != 200
-        and "expects 4 continuous action values per agent, got 3" in reason
-    )
+    assert status != 200 and "expects 4 continuous action values per agent, got 3" in reason
     status, reason = out["unknown_parameter"]
     assert status != 200 and "unknown reset parameter 'goal_colour'" in reason
     # Through the public API the genuine client raises KeyboardInterrupt on a non-200
@@ -373,6 +346,15 @@ def test_close_leaves_no_process_and_one_agent_build_works(
 @pytest.mark.timeout(60)
 def test_stand_in_exits_when_the_client_dies_without_close() -> None:
     done = _drive("abandon", timeout=45)
+    assert done.returncode == 0, done.stderr[-3000:]
+    pid = json.loads(done.stdout.strip().splitlines()[-1])["pid"]
+    assert _gone(pid, within_s=10), f"stand-in {pid} outlived its client"
+
+
+@pytest.mark.timeout(60)
+def test_script_without_close_still_exits() -> None:
+    # Without make_env's fix the genuine client hangs here at interpreter exit.
+    done = _drive("no_close", timeout=30)
     assert done.returncode == 0, done.stderr[-3000:]
     pid = json.loads(done.stdout.strip().splitlines()[-1])["pid"]
     assert _gone(pid, within_s=10), f"stand-in {pid} outlived its client"

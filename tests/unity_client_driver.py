@@ -15,8 +15,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-warnings.filterwarnings("ignore")  # the client's protobuf 3 code warns a lot
-
 import numpy as np
 from communicator_objects import (
     AgentActionProto,
@@ -25,15 +23,15 @@ from communicator_objects import (
     UnityRLInput,
 )
 
+warnings.filterwarnings("ignore")  # the client's protobuf 3 code warns a lot
+
 ROOT = Path(__file__).resolve().parent.parent
 BRAIN = "ReacherBrain"
 
 
 def load_launch() -> Any:
     """Import reacher/launch.py by path: the reacher package itself needs mujoco."""
-    spec = importlib.util.spec_from_file_location(
-        "reacher_launch", ROOT / "reacher" / "launch.py"
-    )
+    spec = importlib.util.spec_from_file_location("reacher_launch", ROOT / "reacher" / "launch.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -53,9 +51,7 @@ def raw_exchange(env: Any, rl_input: Any) -> Any:
 def episode(port: int) -> dict[str, Any]:
     """A full 20-agent episode, resets with config, bad input, then close()."""
     make_env = load_launch().make_env
-    env = make_env(
-        "Reacher_Linux_NoVis/Reacher.x86_64", base_port=port, no_graphics=True
-    )
+    env = make_env("Reacher_Linux_NoVis/Reacher.x86_64", base_port=port, no_graphics=True)
     out: dict[str, Any] = {"pid": env.proc1.pid, "brain_names": env.brain_names}
     brain = env.brains[BRAIN]
     out["sizes"] = [brain.vector_observation_space_size, brain.vector_action_space_size]
@@ -84,29 +80,19 @@ def episode(port: int) -> dict[str, Any]:
     out["global_done"] = env.global_done
 
     # Reset parameters travel: a still goal (speed 0) big enough to touch the hanging hand.
-    info = env.reset(train_mode=True, config={"goal_speed": 0.0, "goal_size": 30.0})[
-        BRAIN
-    ]
-    out["goal_speed_obs_after_config"] = sorted(
-        set(info.vector_observations[:, 32].tolist())
-    )
+    info = env.reset(train_mode=True, config={"goal_speed": 0.0, "goal_size": 30.0})[BRAIN]
+    out["goal_speed_obs_after_config"] = sorted(set(info.vector_observations[:, 32].tolist()))
     info = env.step(np.zeros((20, 4)))[BRAIN]
     out["rewards_big_goal"] = sorted(set(info.rewards))
-    info = env.reset(train_mode=True, config={"goal_size": 5.0, "goal_speed": 1.0})[
-        BRAIN
-    ]
-    out["goal_speed_obs_default_nonzero"] = int(
-        np.count_nonzero(info.vector_observations[:, 32])
-    )
+    info = env.reset(train_mode=True, config={"goal_size": 5.0, "goal_speed": 1.0})[BRAIN]
+    out["goal_speed_obs_default_nonzero"] = int(np.count_nonzero(info.vector_observations[:, 32]))
     info = env.step(np.zeros((20, 4)))[BRAIN]
     out["rewards_default_goal"] = sorted(set(info.rewards))
 
     # Bad input that the genuine client does not catch itself reaches the stand-in.
     bad_step = UnityRLInput(command=0)
     for _ in range(20):
-        bad_step.agent_actions[BRAIN].value.extend(
-            [AgentActionProto(vector_actions=[0.1] * 3)]
-        )
+        bad_step.agent_actions[BRAIN].value.extend([AgentActionProto(vector_actions=[0.1] * 3)])
     reply = raw_exchange(env, bad_step)
     out["wrong_size"] = [reply.header.status, reply.header.message]
     bad_reset = UnityRLInput(command=1, is_training=True)
@@ -121,7 +107,7 @@ def episode(port: int) -> dict[str, Any]:
     try:  # the client itself refuses unknown parameters before sending
         env.reset(config={"goal_colour": 1.0})
         out["client_unknown_parameter"] = "accepted"
-    except Exception as exc:  # noqa: BLE001 - record whatever the client raises
+    except Exception as exc:  # record whatever the client raises
         out["client_unknown_parameter"] = f"{type(exc).__name__}: {exc}"
     # The stand-in keeps serving after refusing.
     info = env.step(np.zeros((20, 4)))[BRAIN]
@@ -157,6 +143,14 @@ def abandon(port: int) -> dict[str, Any]:
     os._exit(0)  # no atexit handlers, no close()
 
 
+def no_close(port: int) -> dict[str, Any]:
+    """Return normally without close(): the process must still exit (make_env's fix)."""
+    env = load_launch().make_env("Reacher_Linux_NoVis/Reacher.x86_64", base_port=port)
+    env.reset(train_mode=True)
+    env.step(np.zeros((20, 4)))
+    return {"pid": env.proc1.pid}
+
+
 def wire_shape(desc: Any) -> dict[str, Any]:
     """What travels on the wire for a message: per field its number, type, whether it
     repeats, and the shape of its message or the values of its enum (names of types do
@@ -177,9 +171,7 @@ def descriptors(_port: int) -> dict[str, Any]:
     """The genuine client's message layout and the gRPC method it serves."""
     import communicator_objects
 
-    service = communicator_objects.unity_to_external_pb2.DESCRIPTOR.services_by_name[
-        "UnityToExternal"
-    ]
+    service = communicator_objects.unity_to_external_pb2.DESCRIPTOR.services_by_name["UnityToExternal"]
     method = service.methods_by_name["Exchange"]
     return {
         "method": f"/{service.full_name}/{method.name}",
@@ -190,7 +182,10 @@ def descriptors(_port: int) -> dict[str, Any]:
 if __name__ == "__main__":
     scenario, port = sys.argv[1], int(sys.argv[2])
     os.chdir(ROOT)
-    result = {"episode": episode, "abandon": abandon, "descriptors": descriptors}[
-        scenario
-    ](port)
+    result = {
+        "episode": episode,
+        "abandon": abandon,
+        "no_close": no_close,
+        "descriptors": descriptors,
+    }[scenario](port)
     print(json.dumps(result))
