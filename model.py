@@ -1,0 +1,112 @@
+"""Actor and critic networks for DDPG on Reacher (course-style constructors).
+
+Both networks are small MLPs initialised as in the DDPG paper (Lillicrap et al. 2016):
+hidden layers uniform in +-1/sqrt(fan_in), the output layer uniform in +-3e-3 so that the
+initial policy and Q-values are near zero and the first updates are not dominated by
+arbitrary large outputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+FINAL_INIT = 3e-3
+
+
+def hidden_init(layer: nn.Linear) -> tuple[float, float]:
+    """Return the (low, high) range for a hidden layer: +-1/sqrt(fan_in).
+
+    fan_in is the number of *inputs* of the layer (weight.size(1)); some course code used
+    weight.size(0), the number of outputs, which is a bug for non-square layers.
+    """
+    lim = 1.0 / math.sqrt(layer.weight.size(1))
+    return -lim, lim
+
+
+def _init_linear(layer: nn.Linear, final: bool) -> None:
+    """Initialise weights and biases of one layer in place (paper scheme)."""
+    lo, hi = (-FINAL_INIT, FINAL_INIT) if final else hidden_init(layer)
+    nn.init.uniform_(layer.weight, lo, hi)
+    nn.init.uniform_(layer.bias, lo, hi)
+
+
+class Actor(nn.Module):
+    """Deterministic policy: state -> action in [-1, 1] (tanh output)."""
+
+    def __init__(
+        self,
+        state_size: int,
+        action_size: int,
+        seed: int,
+        fc1_units: int = 128,
+        fc2_units: int = 128,
+    ) -> None:
+        super().__init__()
+        # Seeding here keeps the course convention: the same seed gives the same weights.
+        self.seed = torch.manual_seed(seed)
+        self.fc1 = nn.Linear(state_size, fc1_units)
+        self.fc2 = nn.Linear(fc1_units, fc2_units)
+        self.fc3 = nn.Linear(fc2_units, action_size)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw all weights with the DDPG-paper initialisation."""
+        _init_linear(self.fc1, final=False)
+        _init_linear(self.fc2, final=False)
+        _init_linear(self.fc3, final=True)
+
+    def forward(self, state: torch.Tensor) -> torch.Tensor:
+        """Map a batch of states (B, state_size) to actions (B, action_size)."""
+        x = F.relu(self.fc1(state))
+        x = F.relu(self.fc2(x))
+        return torch.tanh(self.fc3(x))
+
+
+class Critic(nn.Module):
+    """Q-network: (state, action) -> scalar value.
+
+    ``action_layer`` chooses where the action enters: 2 (default, DDPG paper and course
+    style) concatenates it with the first hidden layer's output; 1 concatenates it with the
+    state at the input.
+    """
+
+    def __init__(
+        self,
+        state_size: int,
+        action_size: int,
+        seed: int,
+        fcs1_units: int = 128,
+        fc2_units: int = 128,
+        action_layer: int = 2,
+    ) -> None:
+        super().__init__()
+        if action_layer not in (1, 2):
+            raise ValueError(f"action_layer must be 1 or 2, got {action_layer!r}")
+        self.seed = torch.manual_seed(seed)
+        self.action_layer = action_layer
+        in1 = state_size + (action_size if action_layer == 1 else 0)
+        in2 = fcs1_units + (action_size if action_layer == 2 else 0)
+        self.fcs1 = nn.Linear(in1, fcs1_units)
+        self.fc2 = nn.Linear(in2, fc2_units)
+        self.fc3 = nn.Linear(fc2_units, 1)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Re-draw all weights with the DDPG-paper initialisation."""
+        _init_linear(self.fcs1, final=False)
+        _init_linear(self.fc2, final=False)
+        _init_linear(self.fc3, final=True)
+
+    def forward(self, state: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
+        """Return Q(state, action) with shape (B, 1)."""
+        if self.action_layer == 1:
+            xs = F.relu(self.fcs1(torch.cat((state, action), dim=1)))
+            x = F.relu(self.fc2(xs))
+        else:
+            xs = F.relu(self.fcs1(state))
+            x = F.relu(self.fc2(torch.cat((xs, action), dim=1)))
+        return self.fc3(x)

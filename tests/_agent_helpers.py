@@ -1,0 +1,80 @@
+"""Small helpers for the agent and training tests: a fast fake environment with the
+unityagents 0.4 interface and a filled replay buffer, so tests need not run MuJoCo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ddpg_agent import Agent
+
+
+@dataclass
+class FakeBrain:
+    """The two fields of unityagents' BrainParameters that train.py reads."""
+
+    vector_observation_space_size: int = 33
+    vector_action_space_size: int = 4
+
+
+@dataclass
+class FakeInfo:
+    """BrainInfo-like record."""
+
+    vector_observations: np.ndarray
+    rewards: list[float]
+    local_done: list[bool]
+    max_reached: list[bool] = field(default_factory=list)
+
+
+class FakeEnv:
+    """Deterministic stand-in: random observations, a constant reward per decision,
+    done (time limit) after ``episode_len`` decisions; optionally raises
+    KeyboardInterrupt during a given episode to test Ctrl-C handling."""
+
+    def __init__(self, num_agents: int = 2, seed: int = 0, reward: float = 0.04,
+                 episode_len: int = 1000, interrupt_in_episode: int | None = None) -> None:
+        self.brain_names = ["ReacherBrain"]
+        self.brains = {"ReacherBrain": FakeBrain()}
+        self.n = num_agents
+        self.rng = np.random.default_rng(seed)
+        self.reward = reward
+        self.episode_len = episode_len
+        self.interrupt_in_episode = interrupt_in_episode
+        self.episode = 0
+        self.t = 0
+        self.closed = False
+
+    def _info(self, done: bool) -> dict[str, FakeInfo]:
+        obs = self.rng.standard_normal((self.n, 33))
+        return {"ReacherBrain": FakeInfo(obs, [self.reward] * self.n, [done] * self.n, [done] * self.n)}
+
+    def reset(self, train_mode: bool = True) -> dict[str, FakeInfo]:
+        self.episode += 1
+        self.t = 0
+        info = self._info(False)
+        info["ReacherBrain"].rewards = [0.0] * self.n
+        return info
+
+    def step(self, actions: np.ndarray) -> dict[str, FakeInfo]:
+        actions = np.asarray(actions)
+        assert actions.shape == (self.n, 4) and np.all(np.abs(actions) <= 1.0)
+        if self.interrupt_in_episode == self.episode and self.t == 3:
+            raise KeyboardInterrupt
+        self.t += 1
+        return self._info(self.t >= self.episode_len)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def filled_agent(seed: int = 0, n: int = 2000, **overrides: object) -> Agent:
+    """An agent whose buffer holds n random transitions (small nets unless overridden)."""
+    opts: dict[str, object] = {"buffer_size": 10_000, "batch_size": 64}
+    opts.update(overrides)
+    agent = Agent(33, 4, seed, **opts)
+    rng = np.random.default_rng(seed)
+    agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
+                     rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), 0.99)
+    return agent

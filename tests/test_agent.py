@@ -1,0 +1,286 @@
+"""Tests of the replay buffer, noise, networks, learning step and checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from ddpg_agent import Agent, DDPGConfig, OUNoise, ReplayBuffer, load_checkpoints, save_checkpoints
+from model import Actor, Critic
+from tests._agent_helpers import filled_agent
+
+
+def _transitions(n: int, start: int = 0) -> tuple[np.ndarray, ...]:
+    """n transitions whose states carry their index in every column (to identify rows)."""
+    idx = np.arange(start, start + n, dtype=np.float64)
+    states = np.repeat(idx[:, None], 33, axis=1)
+    actions = np.full((n, 4), 0.5)
+    rewards = idx * 0.001
+    next_states = states + 0.5
+    return states, actions, rewards, next_states, np.full(n, 0.99)
+
+
+# --------------------------------------------------------------------------- buffer
+def test_buffer_adds_all_agents_at_once_with_shapes() -> None:
+    buf = ReplayBuffer(33, 4, buffer_size=50, batch_size=8, seed=0)
+    buf.add(*_transitions(20))
+    assert len(buf) == 20
+    assert buf.data.shape == (50, 33 + 4 + 1 + 33 + 1)
+    np.testing.assert_allclose(buf.data[:20, 0].numpy(), np.arange(20))
+    s, a, r, ns, d = buf.sample()
+    assert s.shape == (8, 33) and a.shape == (8, 4) and r.shape == (8, 1)
+    assert ns.shape == (8, 33) and d.shape == (8, 1)
+    assert s.dtype == torch.float32
+    # Each sampled row stays consistent across its fields.
+    torch.testing.assert_close(ns, s + 0.5)
+    torch.testing.assert_close(r[:, 0], s[:, 0] * 0.001)
+    torch.testing.assert_close(d, torch.full((8, 1), 0.99))
+
+
+def test_buffer_wraps_around() -> None:
+    buf = ReplayBuffer(33, 4, buffer_size=50, batch_size=8, seed=0)
+    for k in range(3):
+        buf.add(*_transitions(20, start=100 * k))
+    assert len(buf) == 50 and buf.pos == 10
+    first_col = buf.data[:, 0].numpy()
+    # Third batch (200..219): 200..209 went to rows 40..49, 210..219 wrapped to rows 0..9.
+    np.testing.assert_allclose(first_col[40:50], np.arange(200, 210))
+    np.testing.assert_allclose(first_col[0:10], np.arange(210, 220))
+    np.testing.assert_allclose(first_col[10:20], np.arange(10, 20))  # oldest survivors
+    np.testing.assert_allclose(first_col[20:40], np.arange(100, 120))
+
+
+def test_buffer_sampling_covers_the_buffer() -> None:
+    buf = ReplayBuffer(33, 4, buffer_size=64, batch_size=32, seed=1)
+    buf.add(*_transitions(64))
+    seen = set()
+    for _ in range(50):
+        seen.update(buf.sample()[0][:, 0].int().tolist())
+    assert seen == set(range(64))
+
+
+def test_buffer_samples_only_filled_rows() -> None:
+    buf = ReplayBuffer(33, 4, buffer_size=1000, batch_size=256, seed=0)
+    buf.add(*_transitions(5))
+    values = buf.sample()[0][:, 0]
+    assert values.max().item() <= 4
+
+
+# ---------------------------------------------------------------------------- noise
+@pytest.mark.parametrize("kind", ["ou", "gaussian"])
+def test_noise_is_zero_mean(kind: str) -> None:
+    noise = OUNoise(4, seed=0, sigma=0.2, kind=kind)
+    samples = np.stack([noise.sample(20) for _ in range(5000)])
+    assert samples.shape == (5000, 20, 4)
+    assert abs(samples.mean()) < 0.01
+    assert samples.std() > 0.05
+
+
+def test_noise_decays_to_its_floor() -> None:
+    noise = OUNoise(4, seed=0, sigma=0.2, decay=0.5, scale_min=0.1, kind="gaussian")
+    before = np.std([noise.sample(20) for _ in range(200)])
+    noise.reset()
+    assert noise.scale == pytest.approx(0.5)
+    after = np.std([noise.sample(20) for _ in range(200)])
+    assert after == pytest.approx(before * 0.5, rel=0.1)
+    for _ in range(10):
+        noise.reset()
+    assert noise.scale == pytest.approx(0.1)
+
+
+# ------------------------------------------------------------------------- networks
+def test_default_agent_builds_default_architecture() -> None:
+    agent = Agent(state_size=33, action_size=4, random_seed=0)
+    cfg = DDPGConfig()
+    assert agent.actor_local.fc1.out_features == cfg.actor_fc1
+    assert agent.actor_local.fc2.out_features == cfg.actor_fc2
+    assert agent.critic_local.fcs1.out_features == cfg.critic_fc1
+    assert agent.critic_local.fc2.out_features == cfg.critic_fc2
+    assert isinstance(agent.actor_target, Actor) and isinstance(agent.critic_target, Critic)
+
+
+def test_paper_initialisation_ranges() -> None:
+    actor = Actor(33, 4, seed=0, fc1_units=64, fc2_units=32)
+    assert actor.fc1.weight.abs().max() <= 1 / np.sqrt(33)
+    assert actor.fc2.weight.abs().max() <= 1 / np.sqrt(64)
+    assert actor.fc3.weight.abs().max() <= 3e-3
+    critic = Critic(33, 4, seed=0, fcs1_units=64, fc2_units=32)
+    assert critic.fc2.in_features == 68
+    assert critic.fc3.weight.abs().max() <= 3e-3
+
+
+def test_config_round_trip_and_unknown_key() -> None:
+    cfg = DDPGConfig(lr_actor=2e-3, n_step=3)
+    assert DDPGConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ValueError, match=r"unknown config key.*'nope'"):
+        DDPGConfig.from_dict({"nope": 1})
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        DDPGConfig(batch_size=0)
+
+
+# ---------------------------------------------------------------------------- act
+def test_act_shapes_and_bounds() -> None:
+    agent = Agent(33, 4, 0, buffer_size=100, noise_sigma=5.0)
+    states = np.random.default_rng(0).standard_normal((20, 33)) * 10
+    clean = agent.act(states, add_noise=False)
+    assert clean.shape == (20, 4)
+    assert np.all(np.abs(clean) <= 1.0)
+    np.testing.assert_array_equal(clean, agent.act(states, add_noise=False))
+    noisy = agent.act(states, add_noise=True)
+    assert noisy.shape == (20, 4)
+    assert np.all(np.abs(noisy) <= 1.0)
+    assert not np.allclose(noisy, clean)
+    assert np.isclose(np.abs(noisy), 1.0).any()  # huge noise is clipped, not wrapped
+    assert agent.act(states[0], add_noise=False).shape == (4,)
+
+
+# ------------------------------------------------------------------------ learning
+def test_soft_update_formula() -> None:
+    local, target = nn.Linear(3, 2), nn.Linear(3, 2)
+    before = [p.detach().clone() for p in target.parameters()]
+    Agent.soft_update(local, target, 0.1)
+    for t, b, lp in zip(target.parameters(), before, local.parameters(), strict=True):
+        torch.testing.assert_close(t, 0.1 * lp + 0.9 * b)
+
+
+def test_learn_soft_updates_the_agents_targets() -> None:
+    agent = filled_agent(tau=0.05)
+    old_target = [p.detach().clone() for p in agent.critic_target.parameters()]
+    agent.learn()
+    for t, old, lp in zip(agent.critic_target.parameters(), old_target,
+                          agent.critic_local.parameters(), strict=True):
+        torch.testing.assert_close(t, 0.05 * lp + 0.95 * old)
+
+
+def test_manual_gradients_equal_autograd() -> None:
+    grads = []
+    for learner in ("manual", "autograd"):
+        agent = filled_agent(learner=learner)
+        torch.manual_seed(1)
+        with torch.no_grad():  # move targets away from locals so all terms matter
+            agent._target_flat.add_(0.05 * torch.randn_like(agent._target_flat))
+        batch = [t.clone() for t in agent.memory.sample()]
+        getattr(agent, f"_gradients_{learner}")(*batch)
+        grads.append(agent._grad.clone())
+    torch.testing.assert_close(grads[0], grads[1], rtol=1e-4, atol=1e-6)
+    assert grads[0].abs().sum() > 0
+
+
+def test_adam_matches_torch_adam() -> None:
+    agent = filled_agent(lr_actor=3e-3, lr_critic=2e-3, grad_clip=0.0)
+    ref_actor = [p.detach().clone().requires_grad_(True) for p in agent.actor_local.parameters()]
+    ref_critic = [p.detach().clone().requires_grad_(True) for p in agent.critic_local.parameters()]
+    opts = [torch.optim.Adam(ref_actor, lr=3e-3), torch.optim.Adam(ref_critic, lr=2e-3)]
+    for _ in range(3):
+        agent._grad.copy_(torch.randn_like(agent._grad))
+        flat_refs = ref_actor + ref_critic
+        offset = 0
+        for p in flat_refs:
+            p.grad = agent._grad[offset:offset + p.numel()].view_as(p).clone()
+            offset += p.numel()
+        agent.optimizer.step()
+        for opt in opts:
+            opt.step()
+    for p, ref in zip(list(agent.actor_local.parameters()) + list(agent.critic_local.parameters()),
+                      ref_actor + ref_critic, strict=True):
+        torch.testing.assert_close(p.detach(), ref.detach(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("learner", ["manual", "autograd"])
+def test_one_learning_step_lowers_critic_loss(learner: str) -> None:
+    agent = filled_agent(learner=learner, lr_critic=1e-3)
+    s, a, r, ns, d = (t.clone() for t in agent.memory.sample())
+    with torch.no_grad():
+        y = r + d * agent.critic_target(ns, agent.actor_target(ns))
+
+    def loss() -> float:
+        with torch.no_grad():
+            return float(((agent.critic_local(s, a) - y) ** 2).mean())
+
+    before = loss()
+    agent.learn((s, a, r, ns, d))
+    assert loss() < before
+
+
+def test_step_follows_learning_schedule() -> None:
+    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=40, learn_every=5,
+                  learn_updates=3)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        s = rng.standard_normal((4, 33))
+        agent.step(s, rng.uniform(-1, 1, (4, 4)), [0.0] * 4, s, [False] * 4)
+    # 40 transitions are reached at step 10; learning happens at steps 5 and 10 only if
+    # the buffer holds >= 40, so only step 10 learns.
+    assert agent.n_updates == 3
+
+
+def _stored_discounts(agent: Agent) -> np.ndarray:
+    return agent.memory.data[: len(agent.memory), -1].numpy()
+
+
+def test_time_limit_done_bootstraps_but_terminal_does_not() -> None:
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((3, 33))
+    a = rng.uniform(-1, 1, (3, 4))
+    boot = Agent(33, 4, 0, buffer_size=100, gamma=0.9)
+    boot.step(s, a, [0.1] * 3, s, [True] * 3)
+    np.testing.assert_allclose(_stored_discounts(boot), 0.9, rtol=1e-6)
+    term = Agent(33, 4, 0, buffer_size=100, gamma=0.9, bootstrap_on_done=False)
+    term.step(s, a, [0.1] * 3, s, [True] * 3)
+    np.testing.assert_allclose(_stored_discounts(term), 0.0)
+
+
+def test_n_step_returns_and_flush_at_episode_end() -> None:
+    agent = Agent(33, 4, 0, buffer_size=100, gamma=0.5, n_step=3, learn_updates=0)
+    states = [np.full((2, 33), float(t)) for t in range(6)]
+    a = np.zeros((2, 4))
+    rewards = [1.0, 2.0, 4.0, 8.0, 16.0]
+    for t in range(5):
+        agent.step(states[t], a, [rewards[t]] * 2, states[t + 1], [t == 4] * 2)
+    data = agent.memory.data[: len(agent.memory)].numpy()
+    # Per start time: 3-step returns while possible, then shorter ones cut by the done.
+    expected = {0: (1 + 0.5 * 2 + 0.25 * 4, 0.125, 3.0), 1: (2 + 0.5 * 4 + 0.25 * 8, 0.125, 4.0),
+                2: (4 + 0.5 * 8 + 0.25 * 16, 0.125, 5.0), 3: (8 + 0.5 * 16, 0.25, 5.0),
+                4: (16.0, 0.5, 5.0)}
+    assert len(data) == 10
+    for row in data:
+        ret, disc, nxt = expected[int(row[0])]
+        assert row[37] == pytest.approx(ret)
+        assert row[-1] == pytest.approx(disc)
+        assert row[38] == pytest.approx(nxt)
+
+
+# ---------------------------------------------------------------------- checkpoints
+def test_checkpoints_round_trip_into_fresh_agent(tmp_path) -> None:
+    agent = filled_agent(seed=3)
+    for _ in range(3):
+        agent.learn()
+    actor_path, critic_path = tmp_path / "checkpoint_actor.pth", tmp_path / "checkpoint_critic.pth"
+    save_checkpoints(agent, actor_path, critic_path)
+    fresh = Agent(state_size=33, action_size=4, random_seed=0)
+    fresh.actor_local.load_state_dict(torch.load(actor_path, weights_only=True))
+    fresh.critic_local.load_state_dict(torch.load(critic_path, weights_only=True))
+    states = np.random.default_rng(0).standard_normal((5, 33))
+    np.testing.assert_array_equal(fresh.act(states, add_noise=False),
+                                  agent.act(states, add_noise=False))
+    other = load_checkpoints(Agent(33, 4, 1), actor_path, critic_path)
+    torch.testing.assert_close(other.actor_target.fc1.weight, agent.actor_local.fc1.weight)
+    # Loaded weights live in the agent's flat storage, so training continues from them.
+    other.memory = agent.memory
+    other.learn()
+
+
+def test_missing_and_corrupt_checkpoints_give_clear_errors(tmp_path) -> None:
+    agent = Agent(33, 4, 0, buffer_size=100)
+    with pytest.raises(FileNotFoundError, match=r"checkpoint not found: .*nothing\.pth"):
+        load_checkpoints(agent, tmp_path / "nothing.pth")
+    bad = tmp_path / "bad.pth"
+    bad.write_bytes(b"this is not a torch file")
+    with pytest.raises(ValueError, match=r"cannot read checkpoint .*bad\.pth"):
+        load_checkpoints(agent, bad)
+    wrong = tmp_path / "wrong.pth"
+    torch.save(Actor(33, 4, 0, fc1_units=64).state_dict(), wrong)
+    with pytest.raises(ValueError, match="does not match the network architecture"):
+        load_checkpoints(agent, wrong)

@@ -1,0 +1,111 @@
+"""Tests of the training loop and its command line (real environment kept short)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import train as train_mod
+from ddpg_agent import Agent
+from tests._agent_helpers import FakeEnv
+
+# Small, quick learning settings so a few dozen decisions already run updates.
+FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5,
+        "learn_updates": 2}
+
+
+def test_solved_at_definition() -> None:
+    assert train_mod.solved_at(np.full(99, 40.0)) is None
+    assert train_mod.solved_at(np.full(150, 30.0)) == 100
+    means = np.r_[np.zeros(40), np.full(200, 40.0)]
+    # The window E-99..E holds 140 - E zeros; the average reaches 30 when at most 25 do.
+    assert train_mod.solved_at(means) == 115
+    assert train_mod.solved_at(np.full(300, 29.99)) is None
+
+
+def test_trailing_average() -> None:
+    np.testing.assert_allclose(train_mod.trailing_average(np.arange(5.0), window=2),
+                               [0.0, 0.5, 1.5, 2.5, 3.5])
+
+
+def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    code = train_mod.main(["--episodes", "2", "--seed", "1", "--agents", "2", "--max-t", "40",
+                           "--out", str(out), "--no-progress", "--config", json.dumps(FAST)])
+    assert code == 0
+    for name in ("checkpoint_actor.pth", "checkpoint_critic.pth", "scores.csv", "run.json",
+                 "scores.png"):
+        assert (out / name).stat().st_size > 0, name
+    rows = list(csv.reader(open(out / "scores.csv")))
+    assert rows[0] == ["episode", "agent_0", "agent_1"] and len(rows) == 3
+    record = json.loads((out / "run.json").read_text())
+    assert record["seed"] == 1 and record["episodes_run"] == 2
+    assert record["config"]["batch_size"] == 32 and record["learner_updates"] > 0
+    assert record["solved_at_episode"] is None and record["wall_time_s"] > 0
+    assert set(record["versions"]) >= {"python", "torch", "numpy", "mujoco"}
+    assert "git_commit" in record and record["command"].startswith("python train.py")
+    agent = Agent(33, 4, 0, batch_size=32)
+    agent.actor_local.load_state_dict(torch.load(out / "checkpoint_actor.pth", weights_only=True))
+    agent.critic_local.load_state_dict(torch.load(out / "checkpoint_critic.pth", weights_only=True))
+    text = capsys.readouterr().out
+    assert "Episode    2" in text and "avg100" in text
+    assert "100-episode average per agent" in text
+
+
+def _run(seed: int) -> np.ndarray:
+    from reacher import ReacherEnvironment
+
+    env = ReacherEnvironment(num_agents=2, seed=seed, verbose=False)
+    try:
+        agent = Agent(33, 4, seed, **FAST)
+        return train_mod.train(env, agent, n_episodes=2, max_t=60, progress=False, quiet=True)
+    finally:
+        env.close()
+
+
+def test_same_seed_gives_same_scores() -> None:
+    a, b = _run(4), _run(4)
+    assert a.shape == (2, 2)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_stops_when_solved_and_records_it(tmp_path) -> None:
+    env = FakeEnv(num_agents=2, reward=0.04, episode_len=30)  # 1.2 per episode
+    agent = Agent(33, 4, 0, buffer_size=1000, learn_updates=0)
+    scores = train_mod.train(env, agent, n_episodes=150, target_score=1.0, progress=False,
+                             quiet=True, out_dir=tmp_path)
+    assert scores.shape == (100, 2)
+    record = json.loads((tmp_path / "run.json").read_text())
+    assert record["solved_at_episode"] == 100 and record["time_to_solve_s"] is not None
+
+
+def test_ctrl_c_stops_cleanly_and_saves(tmp_path) -> None:
+    env = FakeEnv(num_agents=3, episode_len=10, interrupt_in_episode=3)
+    agent = Agent(33, 4, 0, buffer_size=1000)
+    scores = train_mod.train(env, agent, n_episodes=10, progress=False, quiet=True,
+                             out_dir=tmp_path)
+    assert scores.shape == (2, 3)
+    record = json.loads((tmp_path / "run.json").read_text())
+    assert record["interrupted"] is True and record["episodes_run"] == 2
+    assert (tmp_path / "checkpoint_actor.pth").exists()
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--episodes", "-3"], "--episodes: expected a positive integer"),
+    (["--episodes", "ten"], "--episodes: expected a positive integer, got 'ten'"),
+    (["--seed", "-1"], "--seed: expected a non-negative integer"),
+    (["--config", '{"nope": 1}'], "unknown config key(s) ['nope']"),
+    (["--config", '{"lr_actor": 0.001'], "malformed JSON"),
+    (["--config", "[1, 2]"], "expected a JSON object"),
+    (["--config", '{"batch_size": 0}'], "batch_size must be >= 1"),
+])
+def test_bad_cli_arguments_exit_2_with_clear_message(args, message, capsys, tmp_path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        train_mod.main([*args, "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
