@@ -1,0 +1,280 @@
+"""Watch the trained arms: reload the checkpoints and run the greedy policy (no noise).
+
+With a display, MuJoCo's interactive viewer shows the arms live, in real time, as the
+Unity window did. Without one (or with --out or --no-viewer) the run is written to a
+video file headless: MP4 (through imageio-ffmpeg) or GIF, chosen by the extension.
+
+    python watch.py                          # viewer, or watch.mp4 when headless
+    python watch.py --agents 1 --episodes 3 --out one_arm.gif --steps 300 --every 2
+
+The functions `run_episode`, `rollout_frames` and `record_video` are what the notebook
+uses to show an inline clip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# Imported first on purpose: reacher picks a headless GL backend (MUJOCO_GL) before
+# anything imports mujoco.
+from reacher import ReacherEnvironment
+
+PROJECT_ROOT = Path(__file__).resolve().parent
+DEFAULT_ACTOR = PROJECT_ROOT / "checkpoint_actor.pth"
+DEFAULT_CRITIC = PROJECT_ROOT / "checkpoint_critic.pth"
+EPISODE_DECISIONS = 1000
+# One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
+DECISIONS_PER_SECOND = 12.5
+# The built-in model's offscreen framebuffer (reacher/mjcf.py: <global offwidth offheight>).
+MAX_WIDTH, MAX_HEIGHT = 1280, 720
+VIDEO_SUFFIXES = (".mp4", ".gif")
+
+FrameSink = Callable[[np.ndarray], None]
+
+
+def run_episode(
+    env: Any,
+    agent: Any,
+    steps: int = EPISODE_DECISIONS,
+    every: int = 1,
+    on_frame: FrameSink | None = None,
+    width: int = 640,
+    height: int = 480,
+    train_mode: bool = True,
+) -> np.ndarray:
+    """Play one episode (or its first `steps` decisions) greedily; return each agent's score.
+
+    When `on_frame` is given it receives the rendered start frame and one frame after every
+    `every`-th decision, so callers can stream frames to a file instead of holding them all
+    (a full 1000-decision episode at 640x480 would be ~900 MB of frames).
+    """
+    brain_name = env.brain_names[0]
+    info = env.reset(train_mode=train_mode)[brain_name]
+    states = info.vector_observations
+    scores = np.zeros(len(states))
+    if on_frame is not None:
+        on_frame(env.render(width=width, height=height))
+    for t in range(1, steps + 1):
+        actions = agent.act(states, add_noise=False)
+        info = env.step(actions)[brain_name]
+        scores += info.rewards
+        states = info.vector_observations
+        if on_frame is not None and t % every == 0:
+            on_frame(env.render(width=width, height=height))
+        if np.any(info.local_done):
+            break
+    return scores
+
+
+def rollout_frames(
+    env: Any,
+    agent: Any,
+    steps: int = 250,
+    every: int = 2,
+    width: int = 640,
+    height: int = 480,
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Frames of one (short) greedy episode held in memory, and each agent's score.
+
+    Meant for short clips (an inline notebook animation); use `record_video` for full
+    episodes, which streams frames to disk.
+    """
+    frames: list[np.ndarray] = []
+    scores = run_episode(env, agent, steps, every, frames.append, width, height)
+    return frames, scores
+
+
+def default_fps(every: int) -> float:
+    """Frames per second that play the simulation in real time when rendering every k-th decision."""
+    return DECISIONS_PER_SECOND / every
+
+
+def record_video(
+    env: Any,
+    agent: Any,
+    path: str | os.PathLike[str],
+    episodes: int = 1,
+    steps: int = EPISODE_DECISIONS,
+    every: int = 1,
+    fps: float | None = None,
+    width: int = 640,
+    height: int = 480,
+    on_episode: Callable[[int, np.ndarray], None] | None = None,
+) -> list[np.ndarray]:
+    """Write `episodes` greedy episodes into one video file (.mp4 or .gif); return their scores.
+
+    MP4 frames are streamed to ffmpeg as they are rendered; a GIF is assembled in memory by
+    Pillow, so keep GIFs short. `fps` defaults to real time. `on_episode(i, scores)` is called
+    after each episode (the CLI prints there).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in VIDEO_SUFFIXES:
+        raise ValueError(f"video path must end in .mp4 or .gif, got {str(path)!r}")
+    fps = default_fps(every) if fps is None else float(fps)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    import imageio.v2 as imageio
+
+    if suffix == ".mp4":
+        # macro_block_size=2: H.264 with yuv420p needs even sizes; keep the size as asked.
+        writer = imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264",
+                                    quality=7, pixelformat="yuv420p", macro_block_size=2)
+    else:
+        # Pillow's GIF writer takes a per-frame duration in ms; loop=0 loops forever.
+        writer = imageio.get_writer(path, format="GIF", mode="I", duration=1000.0 / fps, loop=0)
+    all_scores = []
+    try:
+        for episode in range(1, episodes + 1):
+            scores = run_episode(env, agent, steps, every, writer.append_data, width, height)
+            all_scores.append(scores)
+            if on_episode is not None:
+                on_episode(episode, scores)
+    finally:
+        writer.close()
+    return all_scores
+
+
+def show_inline(path: str | os.PathLike[str], width: int | None = None) -> Any:
+    """An IPython object that embeds the video in the notebook (MP4 as <video>, GIF as <img>)."""
+    from IPython.display import Image, Video
+
+    path = Path(path)
+    if path.suffix.lower() == ".gif":
+        return Image(filename=str(path), width=width)
+    return Video(str(path), embed=True, width=width, html_attributes="controls loop autoplay muted")
+
+
+def load_agent(actor: str | os.PathLike[str], critic: str | os.PathLike[str] | None, seed: int = 0) -> Any:
+    """A fresh Agent with the checkpoints loaded (FileNotFoundError / ValueError if unusable)."""
+    from ddpg_agent import Agent, load_checkpoints
+
+    # Acting only: a small replay buffer instead of the default million transitions.
+    agent = Agent(state_size=33, action_size=4, random_seed=seed, buffer_size=1024)
+    return load_checkpoints(agent, actor, critic)
+
+
+# ----------------------------------------------------------------------------- CLI
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not np.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line options (also used by the tests)."""
+    parser = argparse.ArgumentParser(
+        description="Reload the trained checkpoints and watch the arms: the MuJoCo viewer when a "
+        "display exists, otherwise (or with --out / --no-viewer) a video file written headless.")
+    parser.add_argument("--actor", default=str(DEFAULT_ACTOR), help="actor state_dict (default: %(default)s)")
+    parser.add_argument("--critic", default=str(DEFAULT_CRITIC),
+                        help="critic state_dict, checked to load as in the course; 'none' skips it (default: %(default)s)")
+    parser.add_argument("--episodes", type=_positive_int, default=1, help="episodes to play (default: %(default)s)")
+    parser.add_argument("--agents", type=_positive_int, default=20, help="number of arms, e.g. 1 or 20 (default: %(default)s)")
+    parser.add_argument("--steps", type=_positive_int, default=EPISODE_DECISIONS,
+                        help=f"decisions per episode, at most {EPISODE_DECISIONS} (default: %(default)s)")
+    parser.add_argument("--out", default=None,
+                        help="video file (.mp4 or .gif); writing one implies --no-viewer (default when headless: watch.mp4)")
+    parser.add_argument("--fps", type=_positive_float, default=None,
+                        help=f"video frames per second (default: real time, {DECISIONS_PER_SECOND:g} / --every)")
+    parser.add_argument("--every", type=_positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
+    parser.add_argument("--width", type=_positive_int, default=640, help="video width in pixels (default: %(default)s)")
+    parser.add_argument("--height", type=_positive_int, default=480, help="video height in pixels (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="environment seed: goal positions and speeds (default: %(default)s)")
+    parser.add_argument("--no-viewer", action="store_true", help="never open the interactive viewer; write a video instead")
+    return parser
+
+
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Problems argparse cannot see on its own; parser.error exits with status 2."""
+    if args.steps > EPISODE_DECISIONS:
+        parser.error(f"--steps must be at most {EPISODE_DECISIONS} (an episode's length), got {args.steps}")
+    if args.out is not None and Path(args.out).suffix.lower() not in VIDEO_SUFFIXES:
+        parser.error(f"--out must end in .mp4 or .gif, got {args.out!r}")
+    if args.width > MAX_WIDTH or args.height > MAX_HEIGHT:
+        parser.error(f"--width/--height must be at most {MAX_WIDTH}x{MAX_HEIGHT} (the model's offscreen framebuffer), "
+                     f"got {args.width}x{args.height}")
+    if args.width < 16 or args.height < 16:
+        parser.error(f"--width/--height must be at least 16, got {args.width}x{args.height}")
+    if args.out is not None and Path(args.out).suffix.lower() == ".mp4" and (args.width % 2 or args.height % 2):
+        parser.error(f"MP4 (H.264) needs an even width and height, got {args.width}x{args.height}")
+
+
+def _viewer_is_open(env: Any) -> bool:
+    # The built-in environment keeps its passive viewer here; None when none could open.
+    return getattr(env, "_viewer", None) is not None
+
+
+def _report(episode: int, scores: np.ndarray, steps: int) -> None:
+    partial = "" if steps >= EPISODE_DECISIONS else f" (first {steps} decisions)"
+    print(f"Episode {episode}: score (mean over {len(scores)} agents) {scores.mean():.2f}{partial}, "
+          f"min {scores.min():.2f}, max {scores.max():.2f}", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check_args(parser, args)
+    critic = None if args.critic.lower() == "none" else args.critic
+    try:
+        agent = load_agent(args.actor, critic, seed=args.seed)
+    except (FileNotFoundError, ValueError) as exc:
+        hint = " (train first: `make run` or `python train.py --out DIR`, then pass --actor/--critic)" \
+            if isinstance(exc, FileNotFoundError) else ""
+        parser.error(f"{exc}{hint}")
+
+    want_viewer = args.out is None and not args.no_viewer and bool(os.environ.get("DISPLAY"))
+    env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
+    try:
+        if want_viewer:
+            env.reset(train_mode=False)  # opens the viewer, which then runs in real time
+            if _viewer_is_open(env):
+                print("Showing the arms in MuJoCo's viewer; close its window to stop.")
+                for episode in range(1, args.episodes + 1):
+                    scores = run_episode(env, agent, args.steps, train_mode=False)
+                    _report(episode, scores, args.steps)
+                    if not _viewer_is_open(env):
+                        break
+                return 0
+            print("No viewer could open; writing a video instead.")
+        out = args.out or "watch.mp4"
+        if Path(out).suffix.lower() == ".mp4" and (args.width % 2 or args.height % 2):
+            parser.error(f"MP4 (H.264) needs an even width and height, got {args.width}x{args.height}")
+        fps = args.fps or default_fps(args.every)
+        print(f"Writing {args.episodes} episode(s) of {args.agents} arm(s) to {out} "
+              f"({args.width}x{args.height}, a frame every {args.every} decision(s), {fps:g} fps)", flush=True)
+        try:
+            record_video(env, agent, out, args.episodes, args.steps, args.every, fps, args.width, args.height,
+                         on_episode=lambda i, s: _report(i, s, args.steps))
+        except RuntimeError as exc:  # no GL backend: the environment's message says what to install
+            print(f"watch.py: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"Saved {out}")
+        return 0
+    finally:
+        env.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
