@@ -184,6 +184,7 @@ def _positive_float(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options (also used by the tests)."""
     parser = argparse.ArgumentParser(
+        prog="watch.py",
         description="Reload the trained checkpoints and watch the arms: the MuJoCo viewer when a "
         "display exists, otherwise (or with --out / --no-viewer) a video file written headless.")
     parser.add_argument("--actor", default=str(DEFAULT_ACTOR), help="actor state_dict (default: %(default)s)")

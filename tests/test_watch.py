@@ -1,0 +1,134 @@
+"""watch.py: headless videos from checkpoints, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+import watch  # first: it imports reacher, which picks the headless GL backend
+from ddpg_agent import Agent, save_checkpoints
+from reacher import ReacherEnvironment
+
+ROOT = Path(__file__).resolve().parent.parent
+W, H = 160, 120
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A fresh (untrained) agent's weights in the course's file format."""
+    folder = tmp_path_factory.mktemp("ckpt")
+    agent = Agent(state_size=33, action_size=4, random_seed=0, buffer_size=1024)
+    actor, critic = folder / "checkpoint_actor.pth", folder / "checkpoint_critic.pth"
+    save_checkpoints(agent, actor, critic)
+    return actor, critic
+
+
+def _video_args(checkpoints: tuple[Path, Path], out: Path, *extra: str) -> list[str]:
+    actor, critic = checkpoints
+    return ["--actor", str(actor), "--critic", str(critic), "--out", str(out), "--no-viewer",
+            "--width", str(W), "--height", str(H), *extra]
+
+
+def _assert_scene_frames(frames: np.ndarray, count: int) -> None:
+    assert frames.shape == (count, H, W, 3)
+    assert frames.dtype == np.uint8
+    for frame in frames:  # not blank: a lit scene has many distinct colours
+        assert frame.std() > 10
+        assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 50
+    # The arms move, so the clip is not one still image.
+    assert np.abs(frames[0].astype(int) - frames[-1].astype(int)).mean() > 0.5
+
+
+def test_cli_writes_mp4_with_frames_of_the_requested_size(checkpoints, tmp_path, capsys):
+    out = tmp_path / "clip.mp4"
+    assert watch.main(_video_args(checkpoints, out, "--agents", "2", "--steps", "20", "--every", "2")) == 0
+    frames = iio.imread(out, index=None)
+    _assert_scene_frames(frames, 1 + 20 // 2)  # the start frame, then every 2nd decision
+    printed = capsys.readouterr().out
+    assert "Episode 1: score (mean over 2 agents)" in printed
+    assert f"Saved {out}" in printed
+
+
+def test_record_video_gif_one_agent_two_episodes(checkpoints, tmp_path):
+    agent = watch.load_agent(*checkpoints)
+    out = tmp_path / "clip.gif"
+    with ReacherEnvironment(num_agents=1, seed=3, verbose=False) as env:
+        scores = watch.record_video(env, agent, out, episodes=2, steps=9, every=3, width=W, height=H)
+    assert [s.shape for s in scores] == [(1,), (1,)]
+    frames = iio.imread(out, index=None)
+    if frames.ndim == 4 and frames.shape[-1] == 4:  # Pillow may read GIFs back as RGBA
+        frames = frames[..., :3]
+    _assert_scene_frames(frames, 2 * (1 + 9 // 3))
+
+
+def test_rollout_frames_is_deterministic(checkpoints):
+    agent = watch.load_agent(*checkpoints)
+    runs = []
+    for _ in range(2):
+        with ReacherEnvironment(num_agents=3, seed=7, verbose=False) as env:
+            frames, scores = watch.rollout_frames(env, agent, steps=4, every=2, width=W, height=H)
+        runs.append((frames, scores))
+    assert len(runs[0][0]) == 3 and runs[0][0][0].shape == (H, W, 3)
+    assert runs[0][1].shape == (3,)
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    np.testing.assert_array_equal(runs[0][0][-1], runs[1][0][-1])
+
+
+def test_record_video_rejects_other_formats(checkpoints, tmp_path):
+    agent = watch.load_agent(*checkpoints)
+    with ReacherEnvironment(num_agents=1, verbose=False) as env, pytest.raises(ValueError, match=r"\.mp4 or \.gif"):
+        watch.record_video(env, agent, tmp_path / "clip.avi", steps=2)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--agents", "0"], "argument --agents: expected a positive integer, got 0"),
+        (["--episodes", "two"], "argument --episodes: expected a positive integer, got 'two'"),
+        (["--steps", "1001"], "--steps must be at most 1000"),
+        (["--fps", "-5"], "argument --fps: expected a positive number, got -5"),
+        (["--width", "2000"], "at most 1280x720"),
+        (["--width", "161"], "even width and height"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(checkpoints, tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exit_info:
+        watch.main(_video_args(checkpoints, tmp_path / "clip.mp4", *extra))
+    assert exit_info.value.code == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+def test_bad_output_extension_exits_2(checkpoints, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        watch.main(_video_args(checkpoints, tmp_path / "clip.avi"))
+    assert exit_info.value.code == 2
+    assert "--out must end in .mp4 or .gif" in capsys.readouterr().err
+
+
+def test_corrupt_checkpoint_exits_2_naming_the_file(checkpoints, tmp_path, capsys):
+    bad = tmp_path / "checkpoint_actor.pth"
+    bad.write_bytes(b"not a torch file")
+    with pytest.raises(SystemExit) as exit_info:
+        watch.main(["--actor", str(bad), "--critic", str(checkpoints[1]), "--out", str(tmp_path / "x.mp4")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "cannot read checkpoint" in err and str(bad) in err
+    assert not (tmp_path / "x.mp4").exists()
+
+
+def test_missing_checkpoint_from_the_command_line(tmp_path):
+    """The real CLI: exit status 2 and a message that names the file and how to get one."""
+    missing = tmp_path / "nowhere_actor.pth"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "watch.py"), "--actor", str(missing), "--out", str(tmp_path / "x.mp4")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )
+    assert result.returncode == 2
+    assert f"checkpoint not found: {missing}" in result.stderr
+    assert "make run" in result.stderr
