@@ -1,5 +1,6 @@
 """Steps per second of the built-in Reacher through the Unity protocol (the genuine
-unityagents 0.4 client driving the stand-in executable) and directly, 20 and 1 agents.
+unityagents 0.4 client driving the stand-in executable) and directly, 20 and 1 agents;
+also the stand-in's own share (message decoding, simulation, encoding, no client).
 
 Run from the project venv: `.venv/bin/python benchmarks/bench_unity.py` (needs
 `make unity` for the protocol figures). Each figure is the median over --repeats blocks of
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,14 +48,52 @@ def _time_blocks(env: object, num_agents: int, steps: int, repeats: int) -> list
     return rates
 
 
+class _StandInSide:
+    """The stand-in's own work per step without the client: decode the action message,
+    simulate, encode the reply. Looks like an environment to _time_blocks."""
+
+    def __init__(self, num_agents: int) -> None:
+        from reacher import unity_protocol as proto
+        from reacher.unity_standin import StandIn, default_env_factory
+
+        self._proto = proto
+        self._standin = StandIn(default_env_factory, num_agents)
+        self.brain_names = self._standin.env.brain_names
+
+    def _message(self, command: int) -> Any:
+        msg = self._proto.UnityMessage()
+        msg.header.status = 200
+        msg.unity_input.rl_input.command = command
+        return msg
+
+    def reset(self, train_mode: bool = True) -> dict:
+        self._standin.handle(self._message(self._proto.RESET))
+        return {}
+
+    def step(self, actions: np.ndarray) -> dict:
+        msg = self._message(self._proto.STEP)
+        per_agent = msg.unity_input.rl_input.agent_actions[self.brain_names[0]].value
+        for a in actions.tolist():
+            per_agent.add(vector_actions=a)
+        reply = self._standin.handle(self._proto.UnityMessage.FromString(msg.SerializeToString()))
+        reply.SerializeToString()
+        return {self.brain_names[0]: None}
+
+    def close(self) -> None:
+        self._standin.close()
+
+
 def child(mode: str, num_agents: int, steps: int, repeats: int, port: int) -> list[float]:
     """Measure in this process: 'protocol' needs unityagents, 'direct' the reacher package."""
     if mode == "protocol":
         from unityagents import UnityEnvironment
 
         env = UnityEnvironment(file_name=STANDINS[num_agents], base_port=port, no_graphics=True)
-    else:
+    elif mode == "standin":
         sys.path.insert(0, str(ROOT))  # run as a script: the project is not on the path
+        env = _StandInSide(num_agents)
+    else:
+        sys.path.insert(0, str(ROOT))
         from reacher import ReacherEnvironment
 
         env = ReacherEnvironment(num_agents=num_agents, verbose=False, show_viewer=False)
@@ -92,7 +132,10 @@ def main() -> None:
         f"steps, random actions"
     )
     print(f"{'interface':<40} {'agents':>6} {'steps/s':>9} {'agent-steps/s':>14}  runs")
-    runs = [("direct (reacher.ReacherEnvironment)", sys.executable, "direct")]
+    runs = [
+        ("stand-in side only (no client)", sys.executable, "standin"),
+        ("direct (reacher.ReacherEnvironment)", sys.executable, "direct"),
+    ]
     if UNITY_PYTHON.exists():
         runs.insert(0, ("protocol (unityagents 0.4 + stand-in)", UNITY_PYTHON, "protocol"))
     else:
