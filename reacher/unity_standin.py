@@ -71,6 +71,7 @@ class StandIn:
         self.seed = seed
         self.env = env_factory(num_agents, seed)
         self._needs_reset = True
+        self._broken: str | None = None  # why every request is refused, once set
 
     def init_message(self) -> Any:
         """First message of the handshake: academy, brain and reset parameters."""
@@ -101,7 +102,10 @@ class StandIn:
         if seed != self.seed:
             self.env.close()
             self.seed = seed
-            self.env = self._factory(self.num_agents, seed)
+            try:
+                self.env = self._factory(self.num_agents, seed)
+            except Exception as exc:  # refuse every request with the reason, never hang the client
+                self._broken = f"cannot build the environment with seed {seed}: {exc}"
             self._needs_reset = True
 
     def handle(self, reply: Any) -> Any | None:
@@ -109,9 +113,11 @@ class StandIn:
         if reply.header.status != STATUS_OK:
             return None  # close() sends 400
         rl_input = reply.unity_input.rl_input
+        if rl_input.command == proto.QUIT:
+            return None
+        if self._broken is not None:
+            return self._error(STATUS_INTERNAL, self._broken)
         try:
-            if rl_input.command == proto.QUIT:
-                return None
             if rl_input.command == proto.RESET:
                 entries = rl_input.environment_parameters.float_parameters
                 config = {e.key: e.value for e in entries}
@@ -119,18 +125,18 @@ class StandIn:
                 self._needs_reset = False
             elif rl_input.command == proto.STEP:
                 actions = self._actions(rl_input)
-                # Unity's academy starts already reset, so a step may come first.
+                # The genuine client refuses to step before a reset; others may not.
                 if self._needs_reset:
                     self.env.reset(train_mode=True)
                     self._needs_reset = False
                 infos = self.env.step(actions)
             else:
                 raise StandInError(f"unknown command {rl_input.command}")
+            return self._output(infos)
         except ValueError as exc:  # bad input, from us or from the environment
             return self._error(STATUS_BAD_INPUT, str(exc))
-        except Exception as exc:
+        except Exception as exc:  # a bug: report it, since the client would wait forever
             return self._error(STATUS_INTERNAL, f"{type(exc).__name__}: {exc}")
-        return self._output(infos)
 
     def _actions(self, rl_input: Any) -> np.ndarray:
         """Collect the per-agent action lists into an (n_agents, action_size) array."""
@@ -250,14 +256,14 @@ def main(argv: Sequence[str] | None = None, env_factory: EnvFactory = default_en
     """Entry point of the executable stand-in."""
     args = parse_args(argv)
     # Ctrl-C in a terminal reaches the whole process group: let the client handle it and
-    # close us, as the real binary survives it too.
+    # close us, so a script that catches KeyboardInterrupt can go on using the env.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:
         if env_factory is default_env_factory:
             env_factory = functools.partial(default_env_factory, show_viewer=not args.no_viewer)
         standin = StandIn(env_factory, num_agents=args.num_agents)
-    except Exception as exc:
+    except Exception as exc:  # say why; the client then gives up after its 30 s timeout
         print(f"Reacher stand-in: cannot build the environment: {exc}", file=sys.stderr)
         return 1
     return serve(args.port, standin)

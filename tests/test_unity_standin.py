@@ -179,6 +179,18 @@ def test_environment_errors_are_forwarded() -> None:
     assert out.header.status == 400 and "unknown reset parameter 'x'" in out.header.message
 
 
+def test_failed_rebuild_refuses_every_request_instead_of_hanging() -> None:
+    def factory(n: int, seed: int) -> FakeEnv:
+        if seed == 3:
+            raise RuntimeError("no such seed")
+        return FakeEnv(n, seed)
+
+    standin = StandIn(factory, 1)
+    standin.set_seed(3)
+    out = standin.handle(command(proto.RESET))
+    assert out.header.status == 500 and "seed 3: no such seed" in out.header.message
+
+
 def test_close_and_quit_end_the_loop() -> None:
     standin = StandIn(FakeEnv, 1)
     assert standin.handle(command(proto.STEP, status=400)) is None  # what close() sends
