@@ -6,6 +6,7 @@ course code runs unchanged apart from the line that creates the environment.
 
 import os
 from ctypes.util import find_library
+from typing import Any
 
 
 def _pick_headless_gl() -> None:
@@ -21,7 +22,19 @@ def _pick_headless_gl() -> None:
 
 _pick_headless_gl()
 
-from reacher.brain import BrainInfo, BrainParameters  # noqa: E402
-from reacher.environment import BRAIN_NAME, ReacherEnvironment  # noqa: E402
+# Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).
+_EXPORTS = {
+    "BRAIN_NAME": "reacher.environment",
+    "ReacherEnvironment": "reacher.environment",
+    "BrainInfo": "reacher.brain",
+    "BrainParameters": "reacher.brain",
+}
+__all__ = list(_EXPORTS)
 
-__all__ = ["BRAIN_NAME", "BrainInfo", "BrainParameters", "ReacherEnvironment"]
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'reacher' has no attribute {name!r}")
