@@ -107,11 +107,14 @@ def record_video(
     width: int = 640,
     height: int = 480,
     on_episode: Callable[[int, np.ndarray], None] | None = None,
+    quality: float = 5.0,
 ) -> list[np.ndarray]:
     """Write `episodes` greedy episodes into one video file (.mp4 or .gif); return their scores.
 
     MP4 frames are streamed to ffmpeg as they are rendered; a GIF is assembled in memory by
-    Pillow, so keep GIFs short. `fps` defaults to real time. `on_episode(i, scores)` is called
+    Pillow, so keep GIFs short. `fps` defaults to real time; `quality` (0-10, MP4 only) trades
+size for sharpness: 4 keeps a short notebook clip small (the floor's checker pattern is
+expensive to encode). `on_episode(i, scores)` is called
     after each episode (the CLI prints there).
     """
     path = Path(path)
@@ -125,7 +128,7 @@ def record_video(
     if suffix == ".mp4":
         # macro_block_size=2: H.264 with yuv420p needs even sizes; keep the size as asked.
         writer = imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264",
-                                    quality=7, pixelformat="yuv420p", macro_block_size=2)
+                                    quality=quality, pixelformat="yuv420p", macro_block_size=2)
     else:
         # Pillow's GIF writer takes a per-frame duration in ms; loop=0 loops forever.
         writer = imageio.get_writer(path, format="GIF", mode="I", duration=1000.0 / fps, loop=0)
