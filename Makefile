@@ -6,8 +6,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# Rendering headless: Mesa's EGL (llvmpipe) from Debian.
-GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1
+# Rendering headless: Mesa's EGL (llvmpipe) from Debian; Xvfb lets a test open the live viewer.
+GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 xvfb
 RUN_DIR ?= runs/latest
 
 .PHONY: setup run test unity lint bench gl clean

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -354,3 +360,30 @@ def test_render_returns_a_non_blank_frame():
         # Goals are drawn green: some pixels are clearly green.
         green = (frame[..., 1] > 120) & (frame[..., 1] > frame[..., 0] + 40)
         assert green.sum() > 30
+
+
+@pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (Debian package xvfb) for a virtual display")
+def test_train_mode_false_opens_the_live_viewer_on_a_display(tmp_path):
+    """As the original's window: with a display and train_mode=False the arms show live."""
+    display = ":97"
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "800x600x24"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        script = (
+            "import numpy as np\n"
+            "from reacher import ReacherEnvironment\n"
+            "env = ReacherEnvironment(num_agents=2, seed=0, verbose=False)\n"
+            "env.reset(train_mode=False)\n"
+            "assert env._viewer is not None and env._viewer.is_running()\n"
+            "for _ in range(3):\n"
+            "    env.step(np.zeros((2, 4)))\n"
+            "env.close()\n"
+            "print('viewer ok')\n"
+        )
+        env = {k: v for k, v in os.environ.items() if k != "MUJOCO_GL"}
+        env.update(DISPLAY=display, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+        result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert "viewer ok" in result.stdout, result.stderr[-2000:]
+    finally:
+        xvfb.terminate()
+        xvfb.wait(timeout=10)
