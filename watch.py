@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -224,9 +225,45 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error(f"MP4 (H.264) needs an even width and height, got {args.width}x{args.height}")
 
 
+def display_works() -> bool:
+    """True when a desktop display can really be opened.
+
+    DISPLAY may be set with no X server behind it (a stale ssh session, a container);
+    MuJoCo's passive viewer then fails silently in its own thread, so ask GLFW first.
+    """
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return False
+    try:
+        import warnings
+
+        import glfw
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # glfw warns (GLFWError) rather than raising
+            ok = bool(glfw.init())
+            if ok:
+                glfw.terminate()
+        return ok
+    except Exception:  # no glfw library, or it cannot load
+        return False
+
+
 def _viewer_is_open(env: Any) -> bool:
     # The built-in environment keeps its passive viewer here; None when none could open.
     return getattr(env, "_viewer", None) is not None
+
+
+def _close(env: Any) -> None:
+    """Close the environment and let MuJoCo's viewer thread finish.
+
+    The passive viewer renders in a daemon thread that close() only asks to stop; if the
+    interpreter exits while it is still drawing, the process can segfault at exit. Python
+    names the thread after its target, which is how it is found here.
+    """
+    env.close()
+    for thread in threading.enumerate():
+        if "_launch_internal" in thread.name and thread is not threading.current_thread():
+            thread.join(timeout=5.0)
 
 
 def _report(episode: int, scores: np.ndarray, steps: int) -> None:
@@ -248,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, FileNotFoundError) else ""
         parser.error(f"{exc}{hint}")
 
-    want_viewer = args.out is None and not args.no_viewer and bool(os.environ.get("DISPLAY"))
+    want_viewer = args.out is None and not args.no_viewer and display_works()
     env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
     try:
         if want_viewer:
@@ -277,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Saved {out}")
         return 0
     finally:
-        env.close()
+        _close(env)
 
 
 if __name__ == "__main__":

@@ -132,3 +132,24 @@ def test_missing_checkpoint_from_the_command_line(tmp_path):
     assert result.returncode == 2
     assert f"checkpoint not found: {missing}" in result.stderr
     assert "make run" in result.stderr
+
+
+def test_headless_default_writes_watch_mp4(checkpoints, tmp_path, monkeypatch):
+    """No display and no --out: the video goes to watch.mp4 in the current folder."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    actor, critic = checkpoints
+    argv = ["--actor", str(actor), "--critic", str(critic), "--agents", "1", "--steps", "4", "--width", "64", "--height", "48"]
+    assert watch.main(argv) == 0
+    assert iio.imread(tmp_path / "watch.mp4", index=None).shape == (5, 48, 64, 3)
+
+
+def test_a_display_variable_without_a_server_is_not_a_display(monkeypatch):
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    assert not watch.display_works()
+    if Path("/tmp/.X11-unix/X57").exists():
+        pytest.skip("an X server runs on :57 here")
+    monkeypatch.setenv("DISPLAY", ":57")  # nothing listens there
+    assert not watch.display_works()
