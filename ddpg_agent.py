@@ -65,12 +65,17 @@ class DDPGConfig:
     noise_min: float = 0.0
     n_step: int = 1
     bootstrap_on_done: bool = True
+    reward_scale: float = 1.0
+    obs_norm: bool = False
+    target_noise: float = 0.0
+    target_noise_clip: float = 0.5
+    policy_delay: int = 1
     torch_threads: int = 1
     learner: str = "manual"
 
     def __post_init__(self) -> None:
         problems = []
-        for name in ("buffer_size", "batch_size", "learn_every", "n_step", "actor_fc1",
+        for name in ("buffer_size", "batch_size", "learn_every", "n_step", "policy_delay", "actor_fc1",
                      "actor_fc2", "critic_fc1", "critic_fc2", "torch_threads"):
             if int(getattr(self, name)) < 1:
                 problems.append(f"{name} must be >= 1")
@@ -342,6 +347,8 @@ class Agent:
         assert grad is not None
         self._grad = grad
         self._critic_grad = grad[actor_leaf.numel():]
+        self._actor_grad = grad[:actor_leaf.numel()]
+        self._update_actor = True
         self.hard_update()
 
         n_actor = actor_leaf.numel()
@@ -349,6 +356,11 @@ class Agent:
         lr = torch.full_like(self._local_flat, cfg.lr_critic)
         lr[:n_actor] = cfg.lr_actor
         self.optimizer = FlatAdam(self._local_flat, self._grad, lr)
+        if cfg.policy_delay > 1:  # separate step counts: the actor steps less often
+            self.optimizer_critic = FlatAdam(self._local_flat[n_actor:], self._grad[n_actor:],
+                                             lr[n_actor:])
+            self.optimizer_actor = FlatAdam(self._local_flat[:n_actor], self._grad[:n_actor],
+                                            lr[:n_actor])
         self._views = _ParamViews(self._local_flat, [self.actor_local, self.critic_local])
         self._target_views = _ParamViews(self._target_flat, [self.actor_target,
                                                              self.critic_target])
@@ -364,6 +376,7 @@ class Agent:
         self._last_next_states = np.zeros((0, state_size))
         self.t_step = 0
         self.n_updates = 0
+        self._norm_set = False
         self.last_critic_loss: torch.Tensor | None = None
         self.last_actor_loss: torch.Tensor | None = None
 
@@ -396,7 +409,7 @@ class Agent:
         shorter horizon and the matching discount.
         """
         cfg = self.config
-        rewards = np.asarray(rewards, dtype=np.float64)
+        rewards = np.asarray(rewards, dtype=np.float64) * cfg.reward_scale
         dones = np.asarray(dones, dtype=bool)
         terminal = np.zeros_like(dones) if cfg.bootstrap_on_done else dones
         if cfg.n_step == 1:
@@ -410,10 +423,35 @@ class Agent:
             if dones.any():
                 self._flush_window(next_states, terminal)
         self.t_step += 1
+        if cfg.obs_norm and not self._norm_set and len(self.memory) >= max(cfg.warmup, 1):
+            self.set_obs_normalisation()
         if (cfg.learn_updates > 0 and self.t_step % cfg.learn_every == 0
                 and len(self.memory) >= max(cfg.warmup, 1)):
             for _ in range(cfg.learn_updates):
                 self.learn()
+
+    def set_obs_normalisation(self, mean: np.ndarray | None = None,
+                              std: np.ndarray | None = None) -> None:
+        """Fix every network's input normalisation to (state - mean) / std.
+
+        By default mean and std come from the states in the replay buffer (called once,
+        when the buffer first holds ``warmup`` transitions). Unnormalised Reacher
+        observations range from +-1 (quaternions) to ~50 (velocities); scaling them keeps
+        one Adam step from moving the first layer's pre-activations by very different
+        amounts per feature.
+        """
+        if mean is None or std is None:
+            states = self.memory.data[: len(self.memory), : self.state_size].double()
+            mean = states.mean(0).numpy()
+            std = states.std(0).numpy()
+        scale = 1.0 / np.maximum(np.asarray(std, dtype=np.float64), 1e-2)
+        bias = -np.asarray(mean, dtype=np.float64) * scale
+        with torch.no_grad():
+            for net in (self.actor_local, self.actor_target, self.critic_local,
+                        self.critic_target):
+                net.obs_scale.copy_(torch.from_numpy(scale))
+                net.obs_bias.copy_(torch.from_numpy(bias))
+        self._norm_set = True
 
     def _add_window_head(self, next_states: np.ndarray, terminal: np.ndarray) -> None:
         """Store the oldest window entry as a k-step transition ending at next_states."""
@@ -453,6 +491,7 @@ class Agent:
         del gamma
         cfg = self.config
         batch = experiences if experiences is not None else self.memory.sample()
+        self._update_actor = self.n_updates % cfg.policy_delay == 0
         if cfg.learner == "manual":
             self._gradients_manual(*batch)
         else:
@@ -462,8 +501,15 @@ class Agent:
             self._critic_grad.mul_(torch.clamp(cfg.grad_clip / (norm + 1e-6), max=1.0))
         if cfg.weight_decay > 0:
             self._critic_grad.add_(self._local_flat[self._n_actor:], alpha=cfg.weight_decay)
-        self.optimizer.step()
-        self._target_flat.lerp_(self._local_flat, cfg.tau)
+        if cfg.policy_delay == 1:
+            self.optimizer.step()
+            self._target_flat.lerp_(self._local_flat, cfg.tau)
+        else:
+            self.optimizer_critic.step()
+            if self._update_actor:
+                self.optimizer_actor.step()
+                # TD3 style: targets follow only when the actor has moved.
+                self._target_flat.lerp_(self._local_flat, cfg.tau)
         self.n_updates += 1
 
     def _workspace(self, b: int) -> dict[str, torch.Tensor]:
@@ -479,7 +525,8 @@ class Agent:
                   "q": e(b, 1), "dq": e(b, 1), "dh": e(b, c2), "dx": e(b, c1),
                   "h1": e(b, h1), "h2": e(b, h2), "mu": e(b, self.action_size),
                   "hp": e(b, c2), "dhp": e(b, c2), "dmu": e(b, self.action_size),
-                  "dh2": e(b, h2), "dh1": e(b, h1), "v3s": e(1, c2)}
+                  "dh2": e(b, h2), "dh1": e(b, h1), "v3s": e(1, c2),
+                  "s_n": e(b, self.state_size), "ns_n": e(b, self.state_size)}
             self._work[b] = ws
         return ws
 
@@ -498,10 +545,17 @@ class Agent:
         mm, addmm = torch.mm, torch.addmm
         relu_grad = _RELU_GRAD  # relu_grad(grad, out, 0.0, grad_input=dst): dst = grad * (out > 0)
 
+        # Inputs through the fixed normalisation shared by all four networks.
+        s = torch.addcmul(self.actor_local.obs_bias, s, self.actor_local.obs_scale, out=ws["s_n"])
+        ns = torch.addcmul(self.actor_local.obs_bias, ns, self.actor_local.obs_scale,
+                           out=ws["ns_n"])
+
         # Target: y = r + discount * Q'(s', mu'(s')).
         addmm(t.b1, ns, t.w1.t(), out=ws["t_h1"]).clamp_(min=0)
         addmm(t.b2, ws["t_h1"], t.w2.t(), out=ws["t_h2"]).clamp_(min=0)
         addmm(t.b3, ws["t_h2"], t.w3.t(), out=ws["t_mu"]).tanh_()
+        if self.config.target_noise > 0:
+            self._smooth_target_actions(ws["t_mu"])
         addmm(t.c1, ns, t.v1.t(), out=ws["t_x"]).clamp_(min=0)
         addmm(t.c2, ws["t_x"], t.v2s.t(), out=ws["t_z"])
         ws["t_z"].addmm_(ws["t_mu"], t.v2a.t()).clamp_(min=0)
@@ -517,6 +571,15 @@ class Agent:
         h = addmm(z, a, p.v2a.t(), out=ws["h"]).clamp_(min=0)
         q = addmm(p.c3, h, p.v3.t(), out=ws["q"])
 
+        if not self._update_actor:
+            self._actor_grad.zero_()
+            self.last_actor_loss = None
+            b_dq = torch.sub(q, y, out=ws["dq"])
+            self.last_critic_loss = torch.dot(b_dq.view(-1), b_dq.view(-1)) / b
+            b_dq.mul_(2.0 / b)
+            self._critic_backward(ws, b_dq, h, xa, x, s)
+            return
+
         # Actor forward and Q(s, mu(s)) through the shared critic trunk z.
         h1 = addmm(p.b1, s, p.w1.t(), out=ws["h1"]).clamp_(min=0)
         h2 = addmm(p.b2, h1, p.w2.t(), out=ws["h2"]).clamp_(min=0)
@@ -527,14 +590,7 @@ class Agent:
         dq = torch.sub(q, y, out=ws["dq"])
         self.last_critic_loss = torch.dot(dq.view(-1), dq.view(-1)) / b
         dq.mul_(2.0 / b)
-        mm(dq.t(), h, out=g.v3)
-        torch.sum(dq, 0, out=g.c3)
-        dh = relu_grad(mm(dq, p.v3, out=ws["dh"]), h, 0.0, grad_input=ws["dh"])
-        mm(dh.t(), xa, out=g.v2)
-        torch.sum(dh, 0, out=g.c2)
-        dx = relu_grad(mm(dh, p.v2s, out=ws["dx"]), x, 0.0, grad_input=ws["dx"])
-        mm(dx.t(), s, out=g.v1)
-        torch.sum(dx, 0, out=g.c1)
+        self._critic_backward(ws, dq, h, xa, x, s)
 
         # Actor backward of -mean(Q(s, mu(s))), critic held fixed.
         v3s = torch.mul(p.v3, -1.0 / b, out=ws["v3s"]).expand(b, -1)
@@ -551,13 +607,43 @@ class Agent:
         mm(dh1.t(), s, out=g.w1)
         torch.sum(dh1, 0, out=g.b1)
 
+    def _critic_backward(self, ws: dict[str, torch.Tensor], dq: torch.Tensor, h: torch.Tensor,
+                         xa: torch.Tensor, x: torch.Tensor, s: torch.Tensor) -> None:
+        """Critic weight gradients from dLoss/dq (manual backprop through 3 layers)."""
+        p, g, mm = self._views, self._grad_views, torch.mm
+        relu_grad = _RELU_GRAD
+        mm(dq.t(), h, out=g.v3)
+        torch.sum(dq, 0, out=g.c3)
+        dh = relu_grad(mm(dq, p.v3, out=ws["dh"]), h, 0.0, grad_input=ws["dh"])
+        mm(dh.t(), xa, out=g.v2)
+        torch.sum(dh, 0, out=g.c2)
+        dx = relu_grad(mm(dh, p.v2s, out=ws["dx"]), x, 0.0, grad_input=ws["dx"])
+        mm(dx.t(), s, out=g.v1)
+        torch.sum(dx, 0, out=g.c1)
+
+    def _smooth_target_actions(self, actions: torch.Tensor) -> None:
+        """TD3 target policy smoothing: add clipped Gaussian noise, clip to [-1, 1]."""
+        cfg = self.config
+        noise = torch.randn(actions.shape, generator=self.memory.generator)
+        noise.mul_(cfg.target_noise).clamp_(-cfg.target_noise_clip, cfg.target_noise_clip)
+        actions.add_(noise).clamp_(-1.0, 1.0)
+
     def _gradients_autograd(self, s: torch.Tensor, a: torch.Tensor, r: torch.Tensor,
                             ns: torch.Tensor, disc: torch.Tensor) -> None:
         """Reference path: the same gradients via autograd (any critic layout)."""
         with torch.no_grad():
-            q_next = self.critic_target(ns, self.actor_target(ns))
+            a_next = self.actor_target(ns)
+            if self.config.target_noise > 0:
+                self._smooth_target_actions(a_next)
+            q_next = self.critic_target(ns, a_next)
             y = torch.addcmul(r, disc, q_next)
         critic_loss = F.mse_loss(self.critic_local(s, a), y)
+        if not self._update_actor:
+            self._grad.zero_()
+            critic_loss.backward()
+            self.last_critic_loss = critic_loss.detach()
+            self.last_actor_loss = None
+            return
         q_pi = torch.func.functional_call(
             self.critic_local,
             {k: v.detach() for k, v in self.critic_local.named_parameters()},
@@ -632,7 +718,14 @@ def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
         except RuntimeError as exc:
             raise ValueError(f"checkpoint {path} does not match the network "
                              f"architecture: {exc}") from exc
-    agent.hard_update()
+    with torch.no_grad():
+        for local, target in ((agent.actor_local, agent.actor_target),
+                              (agent.critic_local, agent.critic_target)):
+            target.load_state_dict(local.state_dict())
+    # The critic file (if any) must agree: use the actor's normalisation everywhere.
+    agent.set_obs_normalisation(
+        mean=(-agent.actor_local.obs_bias / agent.actor_local.obs_scale).numpy(),
+        std=(1.0 / agent.actor_local.obs_scale).numpy())
     return agent
 
 

@@ -4,6 +4,10 @@ Both networks are small MLPs initialised as in the DDPG paper (Lillicrap et al. 
 hidden layers uniform in +-1/sqrt(fan_in), the output layer uniform in +-3e-3 so that the
 initial policy and Q-values are near zero and the first updates are not dominated by
 arbitrary large outputs.
+
+Both also hold a fixed affine input normalisation ``obs_scale * state + obs_bias``
+(buffers, saved in the state_dict; identity unless the agent sets them from data), so a
+checkpoint always takes raw observations.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ class Actor(nn.Module):
         self.fc1 = nn.Linear(state_size, fc1_units)
         self.fc2 = nn.Linear(fc1_units, fc2_units)
         self.fc3 = nn.Linear(fc2_units, action_size)
+        self.register_buffer("obs_scale", torch.ones(state_size))
+        self.register_buffer("obs_bias", torch.zeros(state_size))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -61,7 +67,7 @@ class Actor(nn.Module):
 
     def forward(self, state: torch.Tensor) -> torch.Tensor:
         """Map a batch of states (B, state_size) to actions (B, action_size)."""
-        x = F.relu(self.fc1(state))
+        x = F.relu(self.fc1(torch.addcmul(self.obs_bias, state, self.obs_scale)))
         x = F.relu(self.fc2(x))
         return torch.tanh(self.fc3(x))
 
@@ -93,6 +99,8 @@ class Critic(nn.Module):
         self.fcs1 = nn.Linear(in1, fcs1_units)
         self.fc2 = nn.Linear(in2, fc2_units)
         self.fc3 = nn.Linear(fc2_units, 1)
+        self.register_buffer("obs_scale", torch.ones(state_size))
+        self.register_buffer("obs_bias", torch.zeros(state_size))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -103,6 +111,7 @@ class Critic(nn.Module):
 
     def forward(self, state: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         """Return Q(state, action) with shape (B, 1)."""
+        state = torch.addcmul(self.obs_bias, state, self.obs_scale)
         if self.action_layer == 1:
             xs = F.relu(self.fcs1(torch.cat((state, action), dim=1)))
             x = F.relu(self.fc2(xs))

@@ -154,16 +154,24 @@ def test_learn_soft_updates_the_agents_targets() -> None:
         torch.testing.assert_close(t, 0.05 * lp + 0.95 * old)
 
 
-def test_manual_gradients_equal_autograd() -> None:
+@pytest.mark.parametrize("options", [{}, {"target_noise": 0.2, "obs_norm": True},
+                                     {"policy_delay": 2}])
+def test_manual_gradients_equal_autograd(options: dict) -> None:
     grads = []
     for learner in ("manual", "autograd"):
-        agent = filled_agent(learner=learner)
+        agent = filled_agent(learner=learner, **options)
+        if options.get("obs_norm"):
+            agent.set_obs_normalisation()
+        agent.n_updates = 1  # with policy_delay 2 this is a critic-only update
         torch.manual_seed(1)
         with torch.no_grad():  # move targets away from locals so all terms matter
             agent._target_flat.add_(0.05 * torch.randn_like(agent._target_flat))
         batch = [t.clone() for t in agent.memory.sample()]
+        agent._update_actor = agent.n_updates % agent.config.policy_delay == 0
         getattr(agent, f"_gradients_{learner}")(*batch)
         grads.append(agent._grad.clone())
+    if options.get("policy_delay"):
+        assert grads[0][: agent._actor_grad.numel()].abs().sum() == 0
     torch.testing.assert_close(grads[0], grads[1], rtol=1e-4, atol=1e-6)
     assert grads[0].abs().sum() > 0
 
@@ -202,6 +210,33 @@ def test_one_learning_step_lowers_critic_loss(learner: str) -> None:
     before = loss()
     agent.learn((s, a, r, ns, d))
     assert loss() < before
+
+
+def test_policy_delay_moves_actor_every_other_update() -> None:
+    agent = filled_agent(policy_delay=2)
+    actor0 = agent.actor_local.fc1.weight.detach().clone()
+    critic0 = agent.critic_local.fc2.weight.detach().clone()
+    agent.learn()  # update 0: actor and critic
+    actor1 = agent.actor_local.fc1.weight.detach().clone()
+    agent.learn()  # update 1: critic only
+    assert not torch.equal(actor0, actor1)
+    torch.testing.assert_close(agent.actor_local.fc1.weight.detach(), actor1, rtol=0, atol=0)
+    assert not torch.equal(critic0, agent.critic_local.fc2.weight.detach())
+
+
+def test_obs_normalisation_is_set_from_buffer_and_saved(tmp_path) -> None:
+    agent = filled_agent(obs_norm=True)
+    agent.set_obs_normalisation()
+    states = agent.memory.data[: len(agent.memory), :33]
+    normed = agent.actor_local.obs_scale * states + agent.actor_local.obs_bias
+    assert normed.mean(0).abs().max() < 1e-3 and (normed.std(0) - 1).abs().max() < 1e-2
+    torch.testing.assert_close(agent.critic_target.obs_scale, agent.actor_local.obs_scale)
+    save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    fresh = load_checkpoints(Agent(33, 4, 0), tmp_path / "a.pth", tmp_path / "c.pth")
+    torch.testing.assert_close(fresh.actor_target.obs_bias, agent.actor_local.obs_bias)
+    x = np.random.default_rng(0).standard_normal((3, 33))
+    np.testing.assert_allclose(fresh.act(x, add_noise=False), agent.act(x, add_noise=False),
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_step_follows_learning_schedule() -> None:

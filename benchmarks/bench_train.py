@@ -1,0 +1,143 @@
+"""Benchmark: train to solved for several seeds, and measure the learner's speed.
+
+    .venv/bin/python benchmarks/bench_train.py                  # 5 seeds, cap 300 episodes
+    .venv/bin/python benchmarks/bench_train.py --seeds 3 --max-episodes 200
+    .venv/bin/python benchmarks/bench_train.py --updates-only   # learner updates/s only
+
+Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
+average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
+time of ``train()`` until it stopped; then the medians (an unsolved seed counts as
+worse than any solved one) and how many seeds solved. The learner figure is the median
+of 5 timed blocks of plain ``Agent.learn()`` calls on a filled buffer (batch 256,
+128-128 networks unless --config says otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ddpg_agent import Agent, DDPGConfig  # noqa: E402
+from train import _config_json, _git_commit, _positive_int, solved_at, train  # noqa: E402
+
+
+def learner_updates_per_s(config: DDPGConfig, n_updates: int = 1000, blocks: int = 5,
+                          seed: int = 0) -> tuple[float, list[float]]:
+    """Median updates/s of Agent.learn() over ``blocks`` timed blocks (after warm-up)."""
+    agent = Agent(33, 4, seed, config=DDPGConfig.from_dict(
+        {**config.to_dict(), "buffer_size": 100_000}))
+    rng = np.random.default_rng(seed)
+    n = 100_000
+    agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
+                     rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
+    for _ in range(200):
+        agent.learn()
+    rates = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for _ in range(n_updates):
+            agent.learn()
+        rates.append(n_updates / (time.perf_counter() - t0))
+    return float(np.median(rates)), rates
+
+
+def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int) -> dict:
+    """Train one seed to solved (or the cap); return its figures."""
+    from reacher import ReacherEnvironment
+
+    env = ReacherEnvironment(num_agents=n_agents, seed=seed, verbose=False)
+    try:
+        torch.manual_seed(seed)
+        agent = Agent(33, 4, seed, config=config)
+        t0 = time.perf_counter()
+        scores = train(env, agent, n_episodes=max_episodes, progress=False, quiet=True,
+                       log=lambda _msg: None)
+        wall = time.perf_counter() - t0
+    finally:
+        env.close()
+    means = scores.mean(axis=1)
+    return {"seed": seed, "solved_at": solved_at(means), "episodes": len(scores),
+            "wall_s": round(wall, 1), "updates": agent.n_updates,
+            "final_avg100": round(float(means[-100:].mean()), 2),
+            "episode_means": [round(float(m), 3) for m in means]}
+
+
+def _median_with_unsolved(values: list[float | None]) -> float | None:
+    """Median where None (unsolved) ranks above every number; None if the median is unsolved."""
+    ranked = sorted(values, key=lambda v: (v is None, v if v is not None else 0.0))
+    mid = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
+    if any(v is None for v in mid):
+        return None
+    return float(np.mean(mid))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI entry point."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seeds", type=_positive_int, default=5, help="seeds 0..N-1 (default 5)")
+    p.add_argument("--first-seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--max-episodes", type=_positive_int, default=300,
+                   help="episode cap per seed (default 300)")
+    p.add_argument("--agents", type=_positive_int, default=20)
+    p.add_argument("--config", type=_config_json, default={},
+                   help="JSON object of DDPGConfig overrides")
+    p.add_argument("--updates-only", action="store_true", help="only measure the learner")
+    p.add_argument("--skip-updates", action="store_true", help="skip the learner measurement")
+    p.add_argument("--json", default=None, help="also write all figures to this JSON file")
+    args = p.parse_args(argv)
+    try:
+        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
+    except (TypeError, ValueError) as exc:
+        p.error(f"--config: {exc}")
+    command = "python benchmarks/bench_train.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(f"# {command}")
+    print(f"# config overrides: {json.dumps(args.config)}  commit {_git_commit()}  "
+          f"torch {torch.__version__}  {platform.processor() or platform.machine()} "
+          f"cpus {os.cpu_count()}")
+    report: dict = {"command": command, "config": config.to_dict(), "git_commit": _git_commit()}
+
+    if not args.updates_only:
+        results = []
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            r = run_seed(seed, config, args.max_episodes, args.agents)
+            results.append(r)
+            solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
+            print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "
+                  f"updates {r['updates']}  final avg100 {r['final_avg100']:.2f}", flush=True)
+        n_solved = sum(r["solved_at"] is not None for r in results)
+        med_ep = _median_with_unsolved([r["solved_at"] for r in results])
+        med_wall = _median_with_unsolved(
+            [r["wall_s"] if r["solved_at"] is not None else None for r in results])
+        print(f"median solved-at episode: {med_ep if med_ep is not None else 'unsolved'}")
+        print(f"median wall-clock to solve: "
+              f"{f'{med_wall:.1f}s' if med_wall is not None else 'unsolved'}")
+        print(f"solved: {n_solved}/{len(results)}")
+        report.update(seeds=results, median_solved_at=med_ep, median_wall_s=med_wall,
+                      n_solved=n_solved)
+
+    if not args.skip_updates:
+        rate, rates = learner_updates_per_s(config)
+        print(f"learner: {rate:.0f} updates/s (batch {config.batch_size}, actor "
+              f"{config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
+              f"{config.critic_fc2}, {config.torch_threads} torch thread(s), learner "
+              f"'{config.learner}'; blocks: {', '.join(f'{x:.0f}' for x in rates)})")
+        report.update(learner_updates_per_s=rate, learner_blocks=rates)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
