@@ -1,0 +1,68 @@
+"""The notebook's structure: what nbval needs to re-execute and check it (nbval itself runs it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "Continuous_Control.ipynb"
+SECTIONS = [
+    "1. Start the Environment",
+    "2. Examine the State and Action Spaces",
+    "3. Take Random Actions in the Environment",
+    "4. Train 20 Agents with DDPG",
+    "5. Save the Checkpoints",
+    "6. Plot the Rewards",
+    "7. Watch the Trained Arms",
+    "8. Close the Environment",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook() -> dict:
+    return json.loads(NOTEBOOK.read_text())
+
+
+def _code(notebook: dict) -> list[str]:
+    return ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+
+
+def test_runs_in_a_plain_python3_kernel(notebook):
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_has_the_sections_in_order(notebook):
+    markdown = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    positions = [markdown.find(f"### {title}") for title in SECTIONS]
+    assert -1 not in positions, [t for t, p in zip(SECTIONS, positions, strict=True) if p == -1]
+    assert positions == sorted(positions)
+
+
+def test_deterministic_cells_are_output_checked_and_have_reference_outputs(notebook):
+    checked = [c for c in notebook["cells"] if c["cell_type"] == "code"
+               and "".join(c["source"]).startswith("# NBVAL_CHECK_OUTPUT")]
+    texts = ["".join(o.get("text", "")) for c in checked for o in c["outputs"]]
+    joined = "\n".join(texts)
+    assert "Number of agents: 20" in joined
+    assert "Size of each action: 4" in joined
+    assert "There are 20 agents. Each observes a state with length: 33" in joined
+    assert "Total score (averaged over agents) this episode:" in joined
+    for cell in checked:  # a checked cell with no stored output would check nothing
+        assert cell["outputs"], cell["source"]
+
+
+def test_stored_outputs_hold_no_errors(notebook):
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            assert output["output_type"] != "error", "".join(cell["source"])
+
+
+def test_quick_mode_and_the_unity_switch_are_in_the_notebook(notebook):
+    code = "\n".join(_code(notebook))
+    assert 'os.environ.get("REACHER_QUICK") == "1"' in code
+    assert '# env = make_env("Reacher_Linux/Reacher.x86_64")' in code
+    # Reloaded as a course user would, from the committed top-level files.
+    assert "torch.load(actor_path, weights_only=True)" in code
+    assert "Path('checkpoint_actor.pth')" in code
