@@ -310,6 +310,9 @@ class _ParamViews:
         hidden = self.v1.shape[0]
         self.v2s = self.v2[:, :hidden]
         self.v2a = self.v2[:, hidden:]
+        # Transposed views built once (saves a dispatcher call per matmul).
+        for name in ("w1", "w2", "w3", "v1", "v2s", "v2a", "v3"):
+            setattr(self, name + "T", getattr(self, name).t())
 
 
 class Agent:
@@ -451,7 +454,7 @@ class Agent:
                         self.critic_target):
                 net.obs_scale.copy_(torch.from_numpy(scale))
                 net.obs_bias.copy_(torch.from_numpy(bias))
-        self._norm_set = True
+        self._norm_set = bool(np.any(scale != 1.0) or np.any(bias != 0.0))
 
     def _add_window_head(self, next_states: np.ndarray, terminal: np.ndarray) -> None:
         """Store the oldest window entry as a k-step transition ending at next_states."""
@@ -546,30 +549,32 @@ class Agent:
         relu_grad = _RELU_GRAD  # relu_grad(grad, out, 0.0, grad_input=dst): dst = grad * (out > 0)
 
         # Inputs through the fixed normalisation shared by all four networks.
-        s = torch.addcmul(self.actor_local.obs_bias, s, self.actor_local.obs_scale, out=ws["s_n"])
-        ns = torch.addcmul(self.actor_local.obs_bias, ns, self.actor_local.obs_scale,
-                           out=ws["ns_n"])
+        if self._norm_set:
+            s = torch.addcmul(self.actor_local.obs_bias, s, self.actor_local.obs_scale,
+                              out=ws["s_n"])
+            ns = torch.addcmul(self.actor_local.obs_bias, ns, self.actor_local.obs_scale,
+                               out=ws["ns_n"])
 
         # Target: y = r + discount * Q'(s', mu'(s')).
-        addmm(t.b1, ns, t.w1.t(), out=ws["t_h1"]).clamp_(min=0)
-        addmm(t.b2, ws["t_h1"], t.w2.t(), out=ws["t_h2"]).clamp_(min=0)
-        addmm(t.b3, ws["t_h2"], t.w3.t(), out=ws["t_mu"]).tanh_()
+        addmm(t.b1, ns, t.w1T, out=ws["t_h1"]).relu_()
+        addmm(t.b2, ws["t_h1"], t.w2T, out=ws["t_h2"]).relu_()
+        addmm(t.b3, ws["t_h2"], t.w3T, out=ws["t_mu"]).tanh_()
         if self.config.target_noise > 0:
             self._smooth_target_actions(ws["t_mu"])
-        addmm(t.c1, ns, t.v1.t(), out=ws["t_x"]).clamp_(min=0)
-        addmm(t.c2, ws["t_x"], t.v2s.t(), out=ws["t_z"])
-        ws["t_z"].addmm_(ws["t_mu"], t.v2a.t()).clamp_(min=0)
-        addmm(t.c3, ws["t_z"], t.v3.t(), out=ws["q_next"])
+        addmm(t.c1, ns, t.v1T, out=ws["t_x"]).relu_()
+        addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z"])
+        ws["t_z"].addmm_(ws["t_mu"], t.v2aT).relu_()
+        addmm(t.c3, ws["t_z"], t.v3T, out=ws["q_next"])
         y = torch.addcmul(r, disc, ws["q_next"], out=ws["y"])
 
         # Critic forward; xa = [relu(fcs1(s)) | a] is fc2's input.
         xa = ws["xa"]
         x = xa[:, :n_hidden]
-        addmm(p.c1, s, p.v1.t(), out=x).clamp_(min=0)
+        addmm(p.c1, s, p.v1T, out=x).relu_()
         xa[:, n_hidden:].copy_(a)
-        z = addmm(p.c2, x, p.v2s.t(), out=ws["z"])
-        h = addmm(z, a, p.v2a.t(), out=ws["h"]).clamp_(min=0)
-        q = addmm(p.c3, h, p.v3.t(), out=ws["q"])
+        z = addmm(p.c2, x, p.v2sT, out=ws["z"])
+        h = addmm(z, a, p.v2aT, out=ws["h"]).relu_()
+        q = addmm(p.c3, h, p.v3T, out=ws["q"])
 
         if not self._update_actor:
             self._actor_grad.zero_()
@@ -581,10 +586,10 @@ class Agent:
             return
 
         # Actor forward and Q(s, mu(s)) through the shared critic trunk z.
-        h1 = addmm(p.b1, s, p.w1.t(), out=ws["h1"]).clamp_(min=0)
-        h2 = addmm(p.b2, h1, p.w2.t(), out=ws["h2"]).clamp_(min=0)
-        mu = addmm(p.b3, h2, p.w3.t(), out=ws["mu"]).tanh_()
-        hp = addmm(z, mu, p.v2a.t(), out=ws["hp"]).clamp_(min=0)
+        h1 = addmm(p.b1, s, p.w1T, out=ws["h1"]).relu_()
+        h2 = addmm(p.b2, h1, p.w2T, out=ws["h2"]).relu_()
+        mu = addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_()
+        hp = addmm(z, mu, p.v2aT, out=ws["hp"]).relu_()
 
         # Critic backward of mean((q - y)^2).
         dq = torch.sub(q, y, out=ws["dq"])

@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="JSON object of DDPGConfig overrides")
     p.add_argument("--updates-only", action="store_true", help="only measure the learner")
     p.add_argument("--skip-updates", action="store_true", help="skip the learner measurement")
+    p.add_argument("--show-curve", action="store_true",
+                   help="also print each seed's mean score every 5 episodes")
     p.add_argument("--json", default=None, help="also write all figures to this JSON file")
     args = p.parse_args(argv)
     try:
@@ -115,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
             print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "
                   f"updates {r['updates']}  final avg100 {r['final_avg100']:.2f}", flush=True)
+            if args.show_curve:
+                m = r["episode_means"]
+                print("  mean score at episodes 5, 10, ...: "
+                      + " ".join(f"{m[i]:.1f}" for i in range(4, len(m), 5)), flush=True)
         n_solved = sum(r["solved_at"] is not None for r in results)
         med_ep = _median_with_unsolved([r["solved_at"] for r in results])
         med_wall = _median_with_unsolved(
