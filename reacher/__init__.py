@@ -4,23 +4,11 @@
 course code runs unchanged apart from the line that creates the environment.
 """
 
-import os
-from ctypes.util import find_library
 from typing import Any
 
+from reacher.display import pick_headless_gl
 
-def _pick_headless_gl() -> None:
-    """MuJoCo reads MUJOCO_GL when it is first imported: on a machine without a
-    display, choose a headless backend that is installed (EGL, then OSMesa)."""
-    if "MUJOCO_GL" in os.environ or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        return
-    if find_library("EGL"):
-        os.environ["MUJOCO_GL"] = "egl"
-    elif find_library("OSMesa"):
-        os.environ["MUJOCO_GL"] = "osmesa"
-
-
-_pick_headless_gl()
+pick_headless_gl()
 
 # Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).
 _EXPORTS = {

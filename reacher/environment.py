@@ -9,7 +9,7 @@ speed cap are applied, and an arm whose hand overlaps its goal earns 0.01.
 from __future__ import annotations
 
 import math
-import os
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -18,10 +18,13 @@ import mujoco
 import numpy as np
 
 from reacher.brain import BrainInfo, BrainParameters
+from reacher.display import x_display_reachable
 from reacher.mjcf import (
     GOAL_HEIGHT,
     GOAL_RADIUS,
     HAND_RADIUS,
+    OFFSCREEN_HEIGHT,
+    OFFSCREEN_WIDTH,
     SENSORS_PER_ARM,
     agent_roots,
     build_mjcf,
@@ -209,17 +212,23 @@ class ReacherEnvironment:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        if self._viewer is not None:
-            self._viewer.close()
-            self._viewer = None
+        self._close_viewer()
         self._closed = True
 
     def render(self, width: int = 640, height: int = 480, camera: str = "overview") -> np.ndarray:
         """An RGB frame (height, width, 3) uint8 of the whole scene."""
         self._check_open()
+        for name, value, limit in (("width", width, OFFSCREEN_WIDTH), ("height", height, OFFSCREEN_HEIGHT)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= limit:
+                raise ValueError(f"render {name} must be an integer from 1 to {limit} pixels, got {value!r}")
+        try:
+            self._model.camera(camera)
+        except KeyError:
+            raise ValueError(f"unknown camera {camera!r}: this scene has 'overview'") from None
         if self._renderer is None or (self._renderer.width, self._renderer.height) != (width, height):
             if self._renderer is not None:
                 self._renderer.close()
+                self._renderer = None
             try:
                 self._renderer = mujoco.Renderer(self._model, height=height, width=width)
             except Exception as error:  # mujoco raises several types depending on the backend
@@ -355,7 +364,7 @@ class ReacherEnvironment:
     # ------------------------------------------------------------------- viewer
     def _open_viewer(self) -> None:
         """train_mode=False on a desktop shows the arms live, like the original's window."""
-        if self._viewer is not None or not self._show_viewer or not os.environ.get("DISPLAY"):
+        if self._viewer is not None or not self._show_viewer or not x_display_reachable():
             return
         try:
             import mujoco.viewer
@@ -368,6 +377,22 @@ class ReacherEnvironment:
             print(f"Reacher: no interactive viewer ({error}); use env.render() for frames")
             self._viewer = None
 
+    @property
+    def viewer_open(self) -> bool:
+        """True while the live viewer window (train_mode=False on a display) is showing."""
+        return self._viewer is not None and self._viewer.is_running()
+
+    def _close_viewer(self) -> None:
+        """Close the window and wait for its drawing thread: exiting while it still
+        draws crashes the process (GLXBadDrawable)."""
+        if self._viewer is None:
+            return
+        self._viewer.close()
+        self._viewer = None
+        for thread in threading.enumerate():
+            if "_launch_internal" in thread.name and thread is not threading.current_thread():
+                thread.join(timeout=5)
+
     def _sync_viewer(self) -> None:
         if self._viewer.is_running():
             self._viewer.sync()
@@ -377,5 +402,4 @@ class ReacherEnvironment:
                 time.sleep(wait)
             self._next_frame_time = max(self._next_frame_time, time.perf_counter()) + PHYSICS_DT * PHYSICS_STEPS_PER_DECISION
         else:
-            self._viewer.close()
-            self._viewer = None
+            self._close_viewer()

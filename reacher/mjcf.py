@@ -41,6 +41,9 @@ GOAL_HEIGHT = -1.0
 BASE_RADIUS = 0.5
 SEGMENT_MASS = 1.0
 
+# Largest frame env.render() can draw (MuJoCo's offscreen buffer).
+OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT = 1920, 1080
+
 # Root positions of the 20-agent scene (x varies fastest).
 GRID_X = (-40.0, -20.0, 0.0, 20.0, 40.0)
 GRID_Z = (0.0, 20.0, 41.1, 61.1)
@@ -186,7 +189,7 @@ def build_mjcf(num_agents: int, goal_size: float = 5.0, timestep: float = 0.02) 
     extent = float(np.ptp(roots[:, [0, 2]], axis=0).max()) if num_agents > 1 else 0.0
     # A camera in front of the grid, above it, looking at its centre (y is up).
     distance = 32.0 + 0.8 * extent
-    eye = centre + np.array([0.0, 0.55 * distance, -0.85 * distance])
+    eye = centre + np.array([0.0, 0.95 * distance, -0.9 * distance])
     floor_y = -16.0
     return f"""<mujoco model="unity_reacher_x{num_agents}">
   <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>
@@ -196,14 +199,14 @@ def build_mjcf(num_agents: int, goal_size: float = 5.0, timestep: float = 0.02) 
     <flag contact="disable" constraint="disable"/>
   </option>
   <visual>
-    <global offwidth="1280" offheight="720"/>
+    <global offwidth="{OFFSCREEN_WIDTH}" offheight="{OFFSCREEN_HEIGHT}"/>
     <quality shadowsize="2048"/>
     <headlight ambient="0.35 0.35 0.35" diffuse="0.5 0.5 0.5"/>
   </visual>
   <asset>
     <texture name="grid" type="2d" builtin="checker" rgb1="0.16 0.2 0.26" rgb2="0.12 0.15 0.2"
              width="512" height="512"/>
-    <material name="floor" texture="grid" texrepeat="12 12" reflectance="0.05"/>
+    <material name="floor" texture="grid" texrepeat="12 12"/>
     <material name="base" rgba="0.3 0.3 0.35 1"/>
     <material name="arm" rgba="0.85 0.85 0.9 1"/>
     <material name="hand" rgba="0.2 0.45 0.95 1"/>
@@ -213,7 +216,7 @@ def build_mjcf(num_agents: int, goal_size: float = 5.0, timestep: float = 0.02) 
     <light pos="{_vec(centre + np.array([0.0, 60.0, -20.0]))}" dir="0 -1 0.3" directional="true"/>
     <geom name="floor" type="plane" size="{extent / 2 + 40:.6g} {extent / 2 + 40:.6g} 1"
           pos="{_vec(centre + np.array([0.0, floor_y, 0.0]))}" zaxis="0 1 0" material="floor"/>
-    <camera name="overview" pos="{_vec(eye)}" xyaxes="{_vec(_look_at(eye, centre + np.array([0.0, -6.0, 0.0])))}" fovy="45"/>
+    <camera name="overview" pos="{_vec(eye)}" xyaxes="{_vec(_look_at(eye, centre + np.array([0.0, -8.0, 0.0])))}" fovy="45"/>
     {arms}
   </worldbody>
   <sensor>

@@ -387,3 +387,23 @@ def test_train_mode_false_opens_the_live_viewer_on_a_display(tmp_path):
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=10)
+
+
+def test_render_rejects_bad_sizes_and_cameras():
+    with ReacherEnvironment(num_agents=1, seed=0, verbose=False) as env:
+        env.reset()
+        with pytest.raises(ValueError, match=r"width must be an integer from 1 to 1920"):
+            env.render(width=4000, height=480)
+        with pytest.raises(ValueError, match=r"height must be an integer from 1 to 1080"):
+            env.render(width=640, height=0)
+        with pytest.raises(ValueError, match=r"unknown camera 'side'"):
+            env.render(camera="side")
+
+
+def test_stale_display_variable_is_not_taken_for_a_display(monkeypatch):
+    from reacher.display import x_display_reachable
+
+    monkeypatch.setenv("DISPLAY", ":4242")
+    assert not x_display_reachable()
+    monkeypatch.delenv("DISPLAY")
+    assert not x_display_reachable()
