@@ -251,6 +251,27 @@ def test_step_follows_learning_schedule() -> None:
     assert agent.n_updates == 3
 
 
+def test_fewer_updates_once_the_last_episode_scored_well() -> None:
+    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=16, learn_every=1,
+                  learn_updates=3, good_score=0.5, learn_updates_good=1)
+    rng = np.random.default_rng(0)
+
+    def episode(reward: float) -> int:
+        agent.reset()
+        before = agent.n_updates
+        for _ in range(5):
+            s = rng.standard_normal((4, 33))
+            agent.step(s, rng.uniform(-1, 1, (4, 4)), [reward] * 4, s, [False] * 4)
+        return agent.n_updates - before
+
+    assert episode(0.2) == 3 * 5  # return 1.0 per agent, but no finished episode yet
+    assert episode(0.01) == 1 * 5  # the previous episode scored 1.0 >= 0.5
+    assert agent.last_episode_score == pytest.approx(1.0)
+    assert episode(0.0) == 3 * 5  # the previous one scored 0.05
+    agent.reset()
+    assert agent.last_episode_score == 0.0
+
+
 def _stored_discounts(agent: Agent) -> np.ndarray:
     return agent.memory.data[: len(agent.memory), -1].numpy()
 
