@@ -252,7 +252,7 @@ def test_step_follows_learning_schedule() -> None:
 
 
 def test_fewer_updates_once_the_last_episode_scored_well() -> None:
-    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=16, learn_every=1,
+    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=4, learn_every=1,
                   learn_updates=3, good_score=0.5, learn_updates_good=1)
     rng = np.random.default_rng(0)
 
