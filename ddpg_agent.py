@@ -43,12 +43,18 @@ class DDPGConfig:
     least that much (mean over agents, counted by the agent from the rewards it is given)
     it makes ``learn_updates_good`` updates instead: a good policy needs fewer updates to
     stay good, and the saved time is most of a run's second half.
+
+    Noise: OU (or Gaussian) with ``noise_sigma``; its output is multiplied by a scale that
+    starts at 1 and is multiplied by ``noise_decay`` at every episode start, never going
+    below ``noise_min``. Off-by-default switches (ablated in
+    benchmarks/results/tuning_log.md): ``n_step``, ``reward_scale``, ``obs_norm``,
+    ``target_noise`` (TD3 smoothing), ``policy_delay``, ``critic_action_layer`` 1.
     """
 
     buffer_size: int = 1_000_000
     batch_size: int = 256
     gamma: float = 0.99
-    tau: float = 1e-3
+    tau: float = 1e-2
     lr_actor: float = 1e-3
     lr_critic: float = 1e-3
     weight_decay: float = 0.0
@@ -58,14 +64,14 @@ class DDPGConfig:
     critic_fc2: int = 128
     critic_action_layer: int = 2
     learn_every: int = 20
-    learn_updates: int = 10
+    learn_updates: int = 20
     warmup: int = 2560
     grad_clip: float = 1.0
     noise: str = "ou"
     noise_sigma: float = 0.2
     noise_theta: float = 0.15
-    noise_decay: float = 1.0
-    noise_min: float = 0.0
+    noise_decay: float = 0.95
+    noise_min: float = 0.05
     n_step: int = 1
     bootstrap_on_done: bool = True
     reward_scale: float = 1.0
@@ -73,8 +79,8 @@ class DDPGConfig:
     target_noise: float = 0.0
     target_noise_clip: float = 0.5
     policy_delay: int = 1
-    good_score: float = 0.0
-    learn_updates_good: int = 0
+    good_score: float = 33.0
+    learn_updates_good: int = 10
     torch_threads: int = 1
     learner: str = "manual"
 
