@@ -70,7 +70,7 @@ class DDPGConfig:
     noise: str = "ou"
     noise_sigma: float = 0.2
     noise_theta: float = 0.15
-    noise_decay: float = 0.95
+    noise_decay: float = 1.0
     noise_min: float = 0.05
     n_step: int = 1
     bootstrap_on_done: bool = True
