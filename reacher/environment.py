@@ -89,12 +89,11 @@ class ReacherEnvironment:
         self._b_ids = np.array([m.body(f"B{i}").id for i in range(n)])
         self._goal_geoms = np.array([m.geom(f"goal{i}").id for i in range(n)])
         self._hand_sites = np.array([m.site(f"hand{i}").id for i in range(n)])
-        # Joint order per arm: shoulder z, shoulder x, elbow z, elbow x (4 dofs, contiguous).
-        self._elbow_dofs = np.array([[m.joint(f"elbow_z{i}").dofadr[0], m.joint(f"elbow_x{i}").dofadr[0]] for i in range(n)])
-        self._elbow_jnts = np.array([[m.joint(f"elbow_z{i}").id, m.joint(f"elbow_x{i}").id] for i in range(n)])
-        # The per-arm views below rely on each arm's 4 joints being contiguous.
-        assert (self._elbow_dofs == np.arange(n)[:, None] * 4 + [2, 3]).all()
-        assert (self._elbow_jnts == np.arange(n)[:, None] * 4 + [2, 3]).all()
+        # The per-arm (n, 4) views below need each arm's joints contiguous, in the order
+        # shoulder z, shoulder x, elbow z, elbow x (one dof and one qpos entry each).
+        order = [f"{j}{i}" for i in range(n) for j in ("shoulder_z", "shoulder_x", "elbow_z", "elbow_x")]
+        assert [m.joint(k).id for k in order] == list(range(4 * n))
+        assert (m.jnt_dofadr == np.arange(4 * n)).all() and (m.jnt_qposadr == np.arange(4 * n)).all()
 
         self._qvel = self._data.qvel.reshape(n, 4)  # views into MuJoCo's memory
         self._qpos = self._data.qpos.reshape(n, 4)
@@ -103,7 +102,6 @@ class ReacherEnvironment:
         # The observation wants each quaternion as x y z w.
         seg = [0, 1, 2, 4, 5, 6, 3, 7, 8, 9, 10, 11, 12]
         self._sensor_columns = np.array(seg + [13 + c for c in seg] + [26, 27, 28])
-        self._obs_columns = np.r_[0:29]
         self._substeps = np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)[:, None]
         self._goal_angle = np.zeros(n)  # degrees
         self._goal_speed = np.zeros(n)  # degrees per physics step
@@ -298,7 +296,7 @@ class ReacherEnvironment:
         mujoco.mj_comVel(m, d)
         mujoco.mj_sensorPos(m, d)
         mujoco.mj_sensorVel(m, d)
-        self._obs[:, self._obs_columns] = self._sensors[:, self._sensor_columns]
+        self._obs[:, :29] = self._sensors[:, self._sensor_columns]
         self._obs[:, 32] = self._goal_speed
 
     def _brain_info(self, rewards: list[float], done: list[bool]) -> BrainInfo:
