@@ -600,13 +600,15 @@ class Agent:
         h = addmm(z, a, p.v2aT, out=ws["h"]).relu_()
         q = addmm(p.c3, h, p.v3T, out=ws["q"])
 
+        # Critic backward of mean((q - y)^2). It writes only gradients and its own
+        # buffers, so z still holds the critic trunk the actor's update goes through.
+        dq = torch.sub(q, y, out=ws["dq"])
+        self.last_critic_loss = torch.dot(dq.view(-1), dq.view(-1)) / b
+        dq.mul_(2.0 / b)
+        self._critic_backward(ws, dq, h, xa, x, s)
+        self.last_actor_loss = None
         if not self._update_actor:
             self._actor_grad.zero_()
-            self.last_actor_loss = None
-            b_dq = torch.sub(q, y, out=ws["dq"])
-            self.last_critic_loss = torch.dot(b_dq.view(-1), b_dq.view(-1)) / b
-            b_dq.mul_(2.0 / b)
-            self._critic_backward(ws, b_dq, h, xa, x, s)
             return
 
         # Actor forward and Q(s, mu(s)) through the shared critic trunk z.
@@ -615,17 +617,10 @@ class Agent:
         mu = addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_()
         hp = addmm(z, mu, p.v2aT, out=ws["hp"]).relu_()
 
-        # Critic backward of mean((q - y)^2).
-        dq = torch.sub(q, y, out=ws["dq"])
-        self.last_critic_loss = torch.dot(dq.view(-1), dq.view(-1)) / b
-        dq.mul_(2.0 / b)
-        self._critic_backward(ws, dq, h, xa, x, s)
-
         # Actor backward of -mean(Q(s, mu(s))), critic held fixed.
         v3s = torch.mul(p.v3, -1.0 / b, out=ws["v3s"]).expand(b, -1)
         dhp = relu_grad(v3s, hp, 0.0, grad_input=ws["dhp"])
         dmu = mm(dhp, p.v2a, out=ws["dmu"])
-        self.last_actor_loss = None
         dmu.addcmul_(dmu, mu * mu, value=-1.0)  # tanh' = 1 - mu^2
         mm(dmu.t(), h2, out=g.w3)
         torch.sum(dmu, 0, out=g.b3)
