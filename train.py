@@ -42,7 +42,7 @@ from ddpg_agent import Agent, DDPGConfig, load_checkpoints, save_checkpoints
 SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
 
-__all__ = ["SOLVE_SCORE", "SOLVE_WINDOW", "load_checkpoints", "main", "solved_at",
+__all__ = ["SOLVE_SCORE", "SOLVE_WINDOW", "load_checkpoints", "main", "positive_int", "solved_at",
            "trailing_average", "train"]
 
 
@@ -261,14 +261,14 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
 
 
 # ----------------------------------------------------------------------------- CLI
-def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (also used by watch.py and the benchmarks)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer (>= 1), got {value}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
 
 
@@ -306,15 +306,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Train DDPG on the multi-agent Reacher; writes checkpoints, scores.csv, "
                     "run.json and scores.png into --out.")
-    p.add_argument("--episodes", type=_positive_int, default=300,
+    p.add_argument("--episodes", type=positive_int, default=300,
                    help="maximum number of episodes (default 300)")
-    p.add_argument("--max-episodes", type=_positive_int, dest="episodes",
+    p.add_argument("--max-episodes", type=positive_int, dest="episodes",
                    help="alias of --episodes")
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--out", default="runs/latest", help="output folder (default runs/latest)")
-    p.add_argument("--agents", type=_positive_int, default=20,
+    p.add_argument("--agents", type=positive_int, default=20,
                    help="number of arms in the built-in environment (default 20)")
-    p.add_argument("--max-t", type=_positive_int, default=1000,
+    p.add_argument("--max-t", type=positive_int, default=1000,
                    help="decisions per episode (default 1000 = the environment's limit)")
     p.add_argument("--no-stop", action="store_true",
                    help="keep training after the task is solved")

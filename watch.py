@@ -26,6 +26,7 @@ import numpy as np
 # Imported first on purpose: reacher picks a headless GL backend (MUJOCO_GL) before
 # anything imports mujoco.
 from reacher import ReacherEnvironment
+from train import positive_int
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 DEFAULT_ACTOR = PROJECT_ROOT / "checkpoint_actor.pth"
@@ -165,16 +166,6 @@ def load_agent(actor: str | os.PathLike[str], critic: str | os.PathLike[str] | N
 
 
 # ----------------------------------------------------------------------------- CLI
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -194,17 +185,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--actor", default=str(DEFAULT_ACTOR), help="actor state_dict (default: %(default)s)")
     parser.add_argument("--critic", default=str(DEFAULT_CRITIC),
                         help="critic state_dict, checked to load as in the course; 'none' skips it (default: %(default)s)")
-    parser.add_argument("--episodes", type=_positive_int, default=1, help="episodes to play (default: %(default)s)")
-    parser.add_argument("--agents", type=_positive_int, default=20, help="number of arms, e.g. 1 or 20 (default: %(default)s)")
-    parser.add_argument("--steps", type=_positive_int, default=EPISODE_DECISIONS,
+    parser.add_argument("--episodes", type=positive_int, default=1, help="episodes to play (default: %(default)s)")
+    parser.add_argument("--agents", type=positive_int, default=20, help="number of arms, e.g. 1 or 20 (default: %(default)s)")
+    parser.add_argument("--steps", type=positive_int, default=EPISODE_DECISIONS,
                         help=f"decisions per episode, at most {EPISODE_DECISIONS} (default: %(default)s)")
     parser.add_argument("--out", default=None,
                         help="video file (.mp4 or .gif); writing one implies --no-viewer (default when headless: watch.mp4)")
     parser.add_argument("--fps", type=_positive_float, default=None,
                         help=f"video frames per second (default: real time, {DECISIONS_PER_SECOND:g} / --every)")
-    parser.add_argument("--every", type=_positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
-    parser.add_argument("--width", type=_positive_int, default=640, help="video width in pixels (default: %(default)s)")
-    parser.add_argument("--height", type=_positive_int, default=480, help="video height in pixels (default: %(default)s)")
+    parser.add_argument("--every", type=positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
+    parser.add_argument("--width", type=positive_int, default=640, help="video width in pixels (default: %(default)s)")
+    parser.add_argument("--height", type=positive_int, default=480, help="video height in pixels (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="environment seed: goal positions and speeds (default: %(default)s)")
     parser.add_argument("--no-viewer", action="store_true", help="never open the interactive viewer; write a video instead")
     return parser

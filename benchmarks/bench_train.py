@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
-from train import _config_json, _git_commit, _positive_int, solved_at, train  # noqa: E402
+from train import _config_json, _git_commit, positive_int, solved_at, train  # noqa: E402
 
 
 def learner_updates_per_s(config: DDPGConfig, n_updates: int = 1000, blocks: int = 5,
@@ -85,11 +85,11 @@ def _median_with_unsolved(values: list[float | None]) -> float | None:
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=_positive_int, default=5, help="seeds 0..N-1 (default 5)")
+    p.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 (default 5)")
     p.add_argument("--first-seed", type=int, default=0, help="first seed (default 0)")
-    p.add_argument("--max-episodes", type=_positive_int, default=300,
+    p.add_argument("--max-episodes", type=positive_int, default=300,
                    help="episode cap per seed (default 300)")
-    p.add_argument("--agents", type=_positive_int, default=20)
+    p.add_argument("--agents", type=positive_int, default=20)
     p.add_argument("--config", type=_config_json, default={},
                    help="JSON object of DDPGConfig overrides")
     p.add_argument("--updates-only", action="store_true", help="only measure the learner")
