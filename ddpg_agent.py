@@ -11,7 +11,12 @@ per-operation overhead low:
   so drawing a batch is one ``randint`` plus one ``index_select`` into a preallocated
   batch tensor;
 * the actor's backward pass is restricted to the actor's parameters, so no critic weight
-  gradients are computed for the policy update.
+  gradients are computed for the policy update;
+* with ``learner_threads=2`` (default) one update runs on two threads: a helper thread
+  computes the TD target and the critic's gradients while the calling thread runs the
+  critic forward pass and the actor's update. Matrix products release the GIL, so both
+  cores work at once, and every op sees the same inputs as in the one-thread order: the
+  results are bitwise identical to ``learner_threads=1`` (tested).
 
 Episodes that end by the time limit are *not* terminal: by default (``bootstrap_on_done``)
 a ``done`` is stored with discount ``gamma`` (i.e. ``done = 0``) so the target bootstraps
@@ -22,6 +27,9 @@ through the cut. Reacher never has a true terminal state; its only ``done`` is t
 from __future__ import annotations
 
 import os
+import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -49,6 +57,10 @@ class DDPGConfig:
     below ``noise_min``. Off-by-default switches (ablated in
     benchmarks/results/tuning_log.md): ``n_step``, ``reward_scale``, ``obs_norm``,
     ``target_noise`` (TD3 smoothing), ``policy_delay``, ``critic_action_layer`` 1.
+
+    Speed only, the numbers stay the same: ``learner_threads`` (2: each update split over
+    two threads, 1: all on the calling thread; the 'autograd' learner always uses one)
+    and ``torch_threads`` (PyTorch's own threads per op).
     """
 
     buffer_size: int = 1_000_000
@@ -83,6 +95,7 @@ class DDPGConfig:
     learn_updates_good: int = 10
     torch_threads: int = 1
     learner: str = "manual"
+    learner_threads: int = 2
 
     def __post_init__(self) -> None:
         problems = []
@@ -102,6 +115,8 @@ class DDPGConfig:
             problems.append("critic_action_layer must be 1 or 2")
         if self.learner not in ("manual", "autograd"):
             problems.append("learner must be 'manual' or 'autograd'")
+        if self.learner_threads not in (1, 2):
+            problems.append("learner_threads must be 1 or 2")
         if self.learner == "manual" and self.critic_action_layer != 2:
             problems.append("learner 'manual' needs critic_action_layer 2")
         if problems:
@@ -155,6 +170,8 @@ def _flatten_parameters(modules: list[nn.Module], with_grad: bool
 # ReLU backward as one fused kernel writing into a preallocated buffer (a bool mask and
 # a multiply cost ~7x more here).
 _RELU_GRAD = torch.ops.aten.threshold_backward.grad_input
+# relu(bias + x @ w) in one call (ATen runs addmm then relu_ in place: the same numbers).
+_ADDMM_RELU = torch._addmm_activation
 
 
 class FlatAdam:
@@ -191,6 +208,70 @@ class FlatAdam:
         self.params.sub_(tmp, alpha=sqrt_bc2 / bc1)
 
 
+class _HelperThread:
+    """A second thread that runs one job per learner update (handed over with locks).
+
+    An exception in the job is re-raised by ``wait`` in the calling thread. If ``wait`` is
+    itself interrupted (Ctrl-C), the next ``submit`` first waits for the old job to end.
+    """
+
+    def __init__(self, torch_threads: int) -> None:
+        self.pid = os.getpid()  # a forked child has no copy of the thread
+        self._go = threading.Lock()
+        self._go.acquire()
+        self._done = threading.Lock()
+        self._done.acquire()
+        self._busy = False
+        # Hand-over points inside a job, one release and one acquire each; all held
+        # (locked) between jobs.
+        self.signals = (threading.Lock(), threading.Lock())
+        for lock in self.signals:
+            lock.acquire()
+        self._job: Callable[[], Any] | None = None
+        self._error: BaseException | None = None
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, args=(torch_threads,),
+                                        name="ddpg-learner-helper", daemon=True)
+        self._thread.start()
+
+    def _run(self, torch_threads: int) -> None:
+        torch.set_num_threads(torch_threads)  # per-thread under OpenMP
+        while True:
+            self._go.acquire()
+            if self._stopping:
+                return
+            try:
+                assert self._job is not None
+                self._job()
+            except BaseException as exc:  # handed to the caller by wait()
+                self._error = exc
+            self._job = None  # drop the reference to the agent's closure
+            self._done.release()
+
+    def submit(self, job: Callable[[], Any]) -> None:
+        """Start ``job`` on the helper thread."""
+        if self._busy:
+            self.wait()
+        self._busy = True
+        self._job = job
+        self._go.release()
+
+    def wait(self) -> None:
+        """Block until the submitted job has finished; re-raise its exception if any."""
+        self._done.acquire()
+        self._busy = False
+        for lock in self.signals:  # re-lock any left released by an interrupted job
+            lock.acquire(blocking=False)
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def stop(self) -> None:
+        """Let the thread exit (called when its agent is garbage-collected)."""
+        self._stopping = True
+        self._go.release()
+
+
 class ReplayBuffer:
     """Fixed-size ring buffer of transitions in one preallocated float32 tensor.
 
@@ -220,8 +301,12 @@ class ReplayBuffer:
         self.pos = 0
         self.size = 0
         self.generator = torch.Generator().manual_seed(int(seed))
-        self._idx = torch.empty(self.batch_size, dtype=torch.long)
-        self._batch = torch.empty(self.batch_size, self.width, dtype=torch.float32)
+        # Two batch tensors used in turn, so a batch can be drawn while the previous one
+        # is still in use.
+        self._idx = [torch.empty(self.batch_size, dtype=torch.long) for _ in range(2)]
+        self._batch = [torch.empty(self.batch_size, self.width, dtype=torch.float32)
+                       for _ in range(2)]
+        self._turn = 0
 
     def __len__(self) -> int:
         return self.size
@@ -249,14 +334,15 @@ class ReplayBuffer:
     def sample(self) -> tuple[torch.Tensor, ...]:
         """Draw ``batch_size`` rows uniformly with replacement.
 
-        Returns views (states, actions, rewards, next_states, discounts) into a reused
-        batch tensor: they are overwritten by the next call.
+        Returns views (states, actions, rewards, next_states, discounts) into one of two
+        reused batch tensors: they are overwritten by the call after next.
         """
         if self.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
-        torch.randint(self.size, (self.batch_size,), generator=self.generator, out=self._idx)
-        torch.index_select(self.data, 0, self._idx, out=self._batch)
-        b = self._batch
+        self._turn ^= 1
+        idx, b = self._idx[self._turn], self._batch[self._turn]
+        torch.randint(self.size, (self.batch_size,), generator=self.generator, out=idx)
+        torch.index_select(self.data, 0, idx, out=b)
         c = self._cols
         return (b[:, c["states"]], b[:, c["actions"]], b[:, c["rewards"]],
                 b[:, c["next_states"]], b[:, c["discounts"]])
@@ -380,6 +466,7 @@ class Agent:
                                                              self.critic_target])
         self._grad_views = _ParamViews(self._grad, [self.actor_local, self.critic_local])
         self._work: dict[int, dict[str, torch.Tensor]] = {}
+        self._helper: _HelperThread | None = None  # started by the first two-thread update
 
         self.noise = OUNoise(action_size, self.seed, theta=cfg.noise_theta, sigma=cfg.noise_sigma,
                              decay=cfg.noise_decay, scale_min=cfg.noise_min,
@@ -454,8 +541,7 @@ class Agent:
             n_updates = cfg.learn_updates_good
         if (n_updates > 0 and self.t_step % cfg.learn_every == 0
                 and len(self.memory) >= max(cfg.warmup, 1)):
-            for _ in range(n_updates):
-                self.learn()
+            self.learn_many(n_updates)
 
     def set_obs_normalisation(self, mean: np.ndarray | None = None,
                               std: np.ndarray | None = None) -> None:
@@ -516,18 +602,52 @@ class Agent:
         was before this update (both gradients come from one pass).
         """
         del gamma
+        self._update(experiences if experiences is not None else self.memory.sample(),
+                     prefetch=False)
+
+    def learn_many(self, n_updates: int) -> None:
+        """``n_updates`` updates on fresh batches, as ``learn()`` in a loop but faster.
+
+        This is what ``step`` runs on its schedule. The two-thread learner draws each next
+        batch while this thread applies the previous update (same random draws, same
+        order, so the same numbers); the buffer must not change during the call.
+        """
+        batch = self.memory.sample() if n_updates > 0 else None
+        for i in range(n_updates):
+            assert batch is not None  # drawn before the loop or by the previous update
+            batch = self._update(batch, prefetch=i + 1 < n_updates)
+
+    def _update(self, batch: tuple[torch.Tensor, ...], prefetch: bool
+                ) -> tuple[torch.Tensor, ...] | None:
+        """One update on ``batch``; with ``prefetch`` return the next batch, drawn after
+        this update's random draws (the buffer must not change in between)."""
         cfg = self.config
-        batch = experiences if experiences is not None else self.memory.sample()
         self._update_actor = self.n_updates % cfg.policy_delay == 0
-        if cfg.learner == "manual":
-            self._gradients_manual(*batch)
+        if cfg.learner == "manual" and cfg.learner_threads == 2:
+            next_batch = self._update_two_threads(batch, prefetch)
         else:
-            self._gradients_autograd(*batch)
+            if cfg.learner == "manual":
+                self._gradients_manual(*batch)
+            else:
+                self._gradients_autograd(*batch)
+            self._clip_critic_gradient()
+            self._apply_gradients()
+            next_batch = self.memory.sample() if prefetch else None
+        self.n_updates += 1
+        return next_batch
+
+    def _clip_critic_gradient(self) -> None:
+        """Scale the critic's gradient to norm <= grad_clip; add L2 weight decay."""
+        cfg = self.config
         if cfg.grad_clip > 0:
             norm = torch.linalg.vector_norm(self._critic_grad)
             self._critic_grad.mul_(torch.clamp(cfg.grad_clip / (norm + 1e-6), max=1.0))
         if cfg.weight_decay > 0:
             self._critic_grad.add_(self._local_flat[self._n_actor:], alpha=cfg.weight_decay)
+
+    def _apply_gradients(self) -> None:
+        """Take the Adam steps and soft-update the targets."""
+        cfg = self.config
         if cfg.policy_delay == 1:
             self.optimizer.step()
             self._target_flat.lerp_(self._local_flat, cfg.tau)
@@ -537,7 +657,6 @@ class Agent:
                 self.optimizer_actor.step()
                 # TD3 style: targets follow only when the actor has moved.
                 self._target_flat.lerp_(self._local_flat, cfg.tau)
-        self.n_updates += 1
 
     def _workspace(self, b: int) -> dict[str, torch.Tensor]:
         """Preallocated activations for batch size b (allocated once per size)."""
@@ -564,60 +683,151 @@ class Agent:
         Same maths as ``_gradients_autograd`` (checked in the tests) but ~70 direct tensor
         calls into preallocated buffers: on a small CPU the autograd and nn.Module
         overhead was as large as the arithmetic itself.
-        """
-        b = s.shape[0]
-        ws = self._workspace(b)
-        p, t, g = self._views, self._target_views, self._grad_views
-        n_hidden = p.v1.shape[0]
-        mm, addmm = torch.mm, torch.addmm
-        relu_grad = _RELU_GRAD  # relu_grad(grad, out, 0.0, grad_input=dst): dst = grad * (out > 0)
 
-        # Inputs through the fixed normalisation shared by all four networks.
+        This is the one-thread order; ``_update_two_threads`` runs the same four parts
+        on two threads.
+        """
+        ws = self._workspace(s.shape[0])
+        s = self._normalised_states(ws, s)
+        y = self._td_target(ws, r, ns, disc)
+        q = self._critic_forward(ws, s, a)
+        self._critic_gradients(ws, q, y, s)
+        self._actor_gradients(ws, s)
+
+    def _normalised_states(self, ws: dict[str, torch.Tensor], s: torch.Tensor) -> torch.Tensor:
+        """States through the fixed input normalisation shared by all four networks."""
+        if not self._norm_set:
+            return s
+        return torch.addcmul(self.actor_local.obs_bias, s, self.actor_local.obs_scale,
+                             out=ws["s_n"])
+
+    def _update_two_threads(self, batch: tuple[torch.Tensor, ...], prefetch: bool
+                            ) -> tuple[torch.Tensor, ...] | None:
+        """``_update`` on two threads, with bitwise the same results as on one.
+
+        helper thread: TD target; (once q is ready) the critic's gradients and their
+        clipping; with ``prefetch``, the next batch.
+        this thread: critic forward pass; the actor's forward and backward passes; (once
+        the critic's gradients are ready) the Adam steps and target updates.
+
+        Each op gets exactly the inputs it gets in the one-thread order and runs
+        single-threaded, so the results are identical; the matrix products (three
+        quarters of an update) release the GIL and run on both cores at once.
+        """
+        s, a, r, ns, disc = batch
+        ws = self._workspace(s.shape[0])
+        s = self._normalised_states(ws, s)
+        helper = self._helper
+        if helper is None or helper.pid != os.getpid():
+            helper = self._helper = _HelperThread(self.config.torch_threads)
+            weakref.finalize(self, helper.stop)
+        q_ready, grads_ready = helper.signals
+        q_box: list[torch.Tensor] = []
+        critic_done: list[bool] = []
+        next_box: list[tuple[torch.Tensor, ...]] = []
+
+        def helper_part() -> None:
+            try:
+                try:
+                    y = self._td_target(ws, r, ns, disc)
+                finally:
+                    q_ready.acquire()
+                if not q_box:  # the critic forward pass failed; its error is raised below
+                    return
+                self._critic_gradients(ws, q_box[0], y, s)
+                self._clip_critic_gradient()
+                critic_done.append(True)
+            finally:
+                grads_ready.release()
+            if prefetch:  # after this update's random draws, into the other batch tensor
+                next_box.append(self.memory.sample())
+
+        helper.submit(helper_part)
+        try:
+            try:
+                q_box.append(self._critic_forward(ws, s, a))
+            finally:
+                q_ready.release()
+            self._actor_gradients(ws, s)
+            grads_ready.acquire()
+            if critic_done:  # else the helper failed: wait() raises its error, no step taken
+                self._apply_gradients()
+        finally:
+            helper.wait()
+        return next_box[0] if next_box else None
+
+    def _td_target(self, ws: dict[str, torch.Tensor], r: torch.Tensor, ns: torch.Tensor,
+                   disc: torch.Tensor) -> torch.Tensor:
+        """y = r + discount * Q'(s', mu'(s')) through the target networks."""
+        t, addmm = self._target_views, torch.addmm
         if self._norm_set:
-            s = torch.addcmul(self.actor_local.obs_bias, s, self.actor_local.obs_scale,
-                              out=ws["s_n"])
             ns = torch.addcmul(self.actor_local.obs_bias, ns, self.actor_local.obs_scale,
                                out=ws["ns_n"])
-
-        # Target: y = r + discount * Q'(s', mu'(s')).
-        addmm(t.b1, ns, t.w1T, out=ws["t_h1"]).relu_()
-        addmm(t.b2, ws["t_h1"], t.w2T, out=ws["t_h2"]).relu_()
+        _ADDMM_RELU(t.b1, ns, t.w1T, out=ws["t_h1"])
+        _ADDMM_RELU(t.b2, ws["t_h1"], t.w2T, out=ws["t_h2"])
         addmm(t.b3, ws["t_h2"], t.w3T, out=ws["t_mu"]).tanh_()
         if self.config.target_noise > 0:
             self._smooth_target_actions(ws["t_mu"])
-        addmm(t.c1, ns, t.v1T, out=ws["t_x"]).relu_()
+        _ADDMM_RELU(t.c1, ns, t.v1T, out=ws["t_x"])
         addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z"])
-        ws["t_z"].addmm_(ws["t_mu"], t.v2aT).relu_()
+        _ADDMM_RELU(ws["t_z"], ws["t_mu"], t.v2aT, out=ws["t_z"])
         addmm(t.c3, ws["t_z"], t.v3T, out=ws["q_next"])
-        y = torch.addcmul(r, disc, ws["q_next"], out=ws["y"])
+        return torch.addcmul(r, disc, ws["q_next"], out=ws["y"])
 
-        # Critic forward; xa = [relu(fcs1(s)) | a] is fc2's input.
+    def _critic_forward(self, ws: dict[str, torch.Tensor], s: torch.Tensor,
+                        a: torch.Tensor) -> torch.Tensor:
+        """Q(s, a), keeping xa = [relu(fcs1(s)) | a] (fc2's input), z and h in ``ws``."""
+        p, addmm = self._views, torch.addmm
+        n_hidden = p.v1.shape[0]
         xa = ws["xa"]
         x = xa[:, :n_hidden]
-        addmm(p.c1, s, p.v1T, out=x).relu_()
+        _ADDMM_RELU(p.c1, s, p.v1T, out=x)
         xa[:, n_hidden:].copy_(a)
         z = addmm(p.c2, x, p.v2sT, out=ws["z"])
-        h = addmm(z, a, p.v2aT, out=ws["h"]).relu_()
-        q = addmm(p.c3, h, p.v3T, out=ws["q"])
+        h = _ADDMM_RELU(z, a, p.v2aT, out=ws["h"])
+        return addmm(p.c3, h, p.v3T, out=ws["q"])
 
-        # Critic backward of mean((q - y)^2). It writes only gradients and its own
-        # buffers, so z still holds the critic trunk the actor's update goes through.
+    def _critic_gradients(self, ws: dict[str, torch.Tensor], q: torch.Tensor, y: torch.Tensor,
+                          s: torch.Tensor) -> None:
+        """Critic weight gradients of mean((q - y)^2), by hand through its 3 layers.
+
+        Writes only critic gradients and its own buffers, so ``ws["z"]`` still holds the
+        critic trunk the actor's update goes through.
+        """
+        p, g, mm = self._views, self._grad_views, torch.mm
+        relu_grad = _RELU_GRAD  # relu_grad(grad, out, 0.0, grad_input=dst): dst = grad * (out > 0)
+        b = q.shape[0]
         dq = torch.sub(q, y, out=ws["dq"])
         self.last_critic_loss = torch.dot(dq.view(-1), dq.view(-1)) / b
         dq.mul_(2.0 / b)
-        self._critic_backward(ws, dq, h, xa, x, s)
+        h, xa = ws["h"], ws["xa"]
+        x = xa[:, :p.v1.shape[0]]
+        mm(dq.t(), h, out=g.v3)
+        torch.sum(dq, 0, out=g.c3)
+        dh = relu_grad(mm(dq, p.v3, out=ws["dh"]), h, 0.0, grad_input=ws["dh"])
+        mm(dh.t(), xa, out=g.v2)
+        torch.sum(dh, 0, out=g.c2)
+        dx = relu_grad(mm(dh, p.v2s, out=ws["dx"]), x, 0.0, grad_input=ws["dx"])
+        mm(dx.t(), s, out=g.v1)
+        torch.sum(dx, 0, out=g.c1)
+
+    def _actor_gradients(self, ws: dict[str, torch.Tensor], s: torch.Tensor) -> None:
+        """Actor gradients of -mean(Q(s, mu(s))) with the critic held fixed.
+
+        Q(s, mu(s)) reuses the critic trunk z = fc2_s(relu(fcs1(s))) of the critic
+        forward pass; with a delayed policy update the actor gradient is zeroed instead.
+        """
         self.last_actor_loss = None
         if not self._update_actor:
             self._actor_grad.zero_()
             return
-
-        # Actor forward and Q(s, mu(s)) through the shared critic trunk z.
-        h1 = addmm(p.b1, s, p.w1T, out=ws["h1"]).relu_()
-        h2 = addmm(p.b2, h1, p.w2T, out=ws["h2"]).relu_()
+        p, g, mm, addmm = self._views, self._grad_views, torch.mm, torch.addmm
+        relu_grad = _RELU_GRAD
+        b = s.shape[0]
+        h1 = _ADDMM_RELU(p.b1, s, p.w1T, out=ws["h1"])
+        h2 = _ADDMM_RELU(p.b2, h1, p.w2T, out=ws["h2"])
         mu = addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_()
-        hp = addmm(z, mu, p.v2aT, out=ws["hp"]).relu_()
-
-        # Actor backward of -mean(Q(s, mu(s))), critic held fixed.
+        hp = _ADDMM_RELU(ws["z"], mu, p.v2aT, out=ws["hp"])
         v3s = torch.mul(p.v3, -1.0 / b, out=ws["v3s"]).expand(b, -1)
         dhp = relu_grad(v3s, hp, 0.0, grad_input=ws["dhp"])
         dmu = mm(dhp, p.v2a, out=ws["dmu"])
@@ -630,20 +840,6 @@ class Agent:
         dh1 = relu_grad(mm(dh2, p.w2, out=ws["dh1"]), h1, 0.0, grad_input=ws["dh1"])
         mm(dh1.t(), s, out=g.w1)
         torch.sum(dh1, 0, out=g.b1)
-
-    def _critic_backward(self, ws: dict[str, torch.Tensor], dq: torch.Tensor, h: torch.Tensor,
-                         xa: torch.Tensor, x: torch.Tensor, s: torch.Tensor) -> None:
-        """Critic weight gradients from dLoss/dq (manual backprop through 3 layers)."""
-        p, g, mm = self._views, self._grad_views, torch.mm
-        relu_grad = _RELU_GRAD
-        mm(dq.t(), h, out=g.v3)
-        torch.sum(dq, 0, out=g.c3)
-        dh = relu_grad(mm(dq, p.v3, out=ws["dh"]), h, 0.0, grad_input=ws["dh"])
-        mm(dh.t(), xa, out=g.v2)
-        torch.sum(dh, 0, out=g.c2)
-        dx = relu_grad(mm(dh, p.v2s, out=ws["dx"]), x, 0.0, grad_input=ws["dx"])
-        mm(dx.t(), s, out=g.v1)
-        torch.sum(dx, 0, out=g.c1)
 
     def _smooth_target_actions(self, actions: torch.Tensor) -> None:
         """TD3 target policy smoothing: add clipped Gaussian noise, clip to [-1, 1]."""

@@ -8,8 +8,9 @@ Per seed it prints the solved-at episode E (first episode whose trailing 100-epi
 average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
 time of ``train()`` until it stopped; then the medians (an unsolved seed counts as
 worse than any solved one) and how many seeds solved. The learner figure is the median
-of 5 timed blocks of plain ``Agent.learn()`` calls on a filled buffer (batch 256,
-128-128 networks unless --config says otherwise).
+of 5 timed blocks of 1,000 updates (``Agent.learn_many``, what training runs) on a filled
+buffer (batch 256, 128-128 networks unless --config says otherwise), for the configured
+learner and, for comparison, the same learner on one thread.
 """
 
 from __future__ import annotations
@@ -34,20 +35,19 @@ from train import _config_json, _git_commit, positive_int, solved_at, train  # n
 
 def learner_updates_per_s(config: DDPGConfig, n_updates: int = 1000, blocks: int = 5,
                           seed: int = 0) -> tuple[float, list[float]]:
-    """Median updates/s of Agent.learn() over ``blocks`` timed blocks (after warm-up)."""
+    """Median updates/s of ``Agent.learn_many`` (what training runs) over ``blocks`` timed
+    blocks of ``n_updates``, after warm-up, on a buffer of 100,000 random transitions."""
     agent = Agent(33, 4, seed, config=DDPGConfig.from_dict(
         {**config.to_dict(), "buffer_size": 100_000}))
     rng = np.random.default_rng(seed)
     n = 100_000
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
                      rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
-    for _ in range(200):
-        agent.learn()
+    agent.learn_many(200)
     rates = []
     for _ in range(blocks):
         t0 = time.perf_counter()
-        for _ in range(n_updates):
-            agent.learn()
+        agent.learn_many(n_updates)
         rates.append(n_updates / (time.perf_counter() - t0))
     return float(np.median(rates)), rates
 
@@ -133,12 +133,21 @@ def main(argv: list[str] | None = None) -> int:
                       n_solved=n_solved)
 
     if not args.skip_updates:
-        rate, rates = learner_updates_per_s(config)
-        print(f"learner: {rate:.0f} updates/s (batch {config.batch_size}, actor "
-              f"{config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
-              f"{config.critic_fc2}, {config.torch_threads} torch thread(s), learner "
-              f"'{config.learner}'; blocks: {', '.join(f'{x:.0f}' for x in rates)})")
-        report.update(learner_updates_per_s=rate, learner_blocks=rates)
+        # The configured learner, and for comparison the same on one thread (the two give
+        # bitwise the same numbers; only the speed differs).
+        variants = [("learner", config)]
+        if config.learner == "manual" and config.learner_threads != 1:
+            variants.append(("learner_1_thread", DDPGConfig.from_dict(
+                {**config.to_dict(), "learner_threads": 1})))
+        for key, cfg in variants:
+            rate, rates = learner_updates_per_s(cfg)
+            threads = cfg.learner_threads if cfg.learner == "manual" else 1
+            print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {cfg.batch_size}, "
+                  f"actor {cfg.actor_fc1}-{cfg.actor_fc2}, critic {cfg.critic_fc1}-"
+                  f"{cfg.critic_fc2}, learner '{cfg.learner}' on {threads} thread(s), "
+                  f"{cfg.torch_threads} torch thread(s) each; blocks: "
+                  f"{', '.join(f'{x:.0f}' for x in rates)})", flush=True)
+            report.update({f"{key}_updates_per_s": rate, f"{key}_blocks": rates})
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 import torch
@@ -118,6 +120,8 @@ def test_config_round_trip_and_unknown_key() -> None:
         DDPGConfig.from_dict({"nope": 1})
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         DDPGConfig(batch_size=0)
+    with pytest.raises(ValueError, match="learner_threads must be 1 or 2"):
+        DDPGConfig(learner_threads=3)
 
 
 # ---------------------------------------------------------------------------- act
@@ -174,6 +178,70 @@ def test_manual_gradients_equal_autograd(options: dict) -> None:
         assert grads[0][: agent._actor_grad.numel()].abs().sum() == 0
     torch.testing.assert_close(grads[0], grads[1], rtol=1e-4, atol=1e-6)
     assert grads[0].abs().sum() > 0
+
+
+def _learner_state(agent: Agent) -> list[torch.Tensor]:
+    """Everything an update changes: weights, targets, Adam moments, sampler state."""
+    opt = agent.optimizer if agent.config.policy_delay == 1 else agent.optimizer_critic
+    return [agent._local_flat, agent._target_flat, opt.exp_avg, opt.exp_avg_sq,
+            agent.memory.generator.get_state(), agent.last_critic_loss]
+
+
+@pytest.mark.parametrize("options", [{}, {"target_noise": 0.2, "obs_norm": True},
+                                     {"policy_delay": 2}, {"weight_decay": 1e-4}])
+def test_two_thread_learner_is_bitwise_the_one_thread_learner(options: dict) -> None:
+    states = []
+    for threads in (1, 2):
+        agent = filled_agent(learner_threads=threads, batch_size=256, **options)
+        if options.get("obs_norm"):
+            agent.set_obs_normalisation()
+        agent.learn_many(150)  # prefetching path
+        for _ in range(5):
+            agent.learn()
+        agent.learn(tuple(t.clone() for t in agent.memory.sample()))
+        states.append(_learner_state(agent))
+        assert agent.n_updates == 156
+    for one, two in zip(*states, strict=True):
+        assert torch.equal(one, two)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_learn_many_is_learn_in_a_loop(threads: int) -> None:
+    looped, batched = filled_agent(learner_threads=threads), filled_agent(learner_threads=threads)
+    for _ in range(12):
+        looped.learn()
+    batched.learn_many(12)
+    for one, two in zip(_learner_state(looped), _learner_state(batched), strict=True):
+        assert torch.equal(one, two)
+
+
+def test_learner_error_leaves_weights_untouched_and_agent_usable() -> None:
+    agents = [filled_agent(learner_threads=t) for t in (1, 2)]
+    for agent in agents:
+        agent.learn_many(3)
+        before = [t.clone() for t in _learner_state(agent)[:4]]
+        s, a, r, ns, disc = (t.clone() for t in agent.memory.sample())
+        with pytest.raises(RuntimeError):  # next states of the wrong width (the helper's part)
+            agent.learn((s, a, r, ns[:, :5], disc))
+        with pytest.raises(RuntimeError):  # states of the wrong width (the caller's part)
+            agent.learn((s[:, :5], a, r, ns, disc))
+        for old, new in zip(before, _learner_state(agent)[:4], strict=True):
+            assert torch.equal(old, new)
+        agent.learn_many(4)
+    for one, two in zip(*(_learner_state(agent) for agent in agents), strict=True):
+        assert torch.equal(one, two)
+
+
+def test_helper_thread_ends_with_its_agent() -> None:
+    agent = filled_agent()
+    agent.learn()
+    assert agent._helper is not None
+    thread = agent._helper._thread
+    assert thread.is_alive()
+    del agent
+    gc.collect()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
 
 
 def test_adam_matches_torch_adam() -> None:
