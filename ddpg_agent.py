@@ -59,7 +59,8 @@ class DDPGConfig:
     ``target_noise`` (TD3 smoothing), ``policy_delay``, ``critic_action_layer`` 1.
 
     Speed only, the numbers stay the same: ``learner_threads`` (2: each update split over
-    two threads, 1: all on the calling thread; the 'autograd' learner always uses one)
+    two threads when the process may use two CPUs; 1: all on the calling thread, faster
+    when another job keeps the second core busy; the 'autograd' learner always uses one)
     and ``torch_threads`` (PyTorch's own threads per op).
     """
 
@@ -206,6 +207,14 @@ class FlatAdam:
         torch.div(self.exp_avg, tmp, out=tmp)
         tmp.mul_(self.lr)
         self.params.sub_(tmp, alpha=sqrt_bc2 / bc1)
+
+
+def _available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class _HelperThread:
@@ -467,6 +476,9 @@ class Agent:
         self._grad_views = _ParamViews(self._grad, [self.actor_local, self.critic_local])
         self._work: dict[int, dict[str, torch.Tensor]] = {}
         self._helper: _HelperThread | None = None  # started by the first two-thread update
+        # Speed only (the numbers are the same): a helper thread needs a second CPU.
+        self._two_threads = (cfg.learner == "manual" and cfg.learner_threads == 2
+                             and _available_cpus() >= 2)
 
         self.noise = OUNoise(action_size, self.seed, theta=cfg.noise_theta, sigma=cfg.noise_sigma,
                              decay=cfg.noise_decay, scale_min=cfg.noise_min,
@@ -623,7 +635,7 @@ class Agent:
         this update's random draws (the buffer must not change in between)."""
         cfg = self.config
         self._update_actor = self.n_updates % cfg.policy_delay == 0
-        if cfg.learner == "manual" and cfg.learner_threads == 2:
+        if self._two_threads:
             next_batch = self._update_two_threads(batch, prefetch)
         else:
             if cfg.learner == "manual":

@@ -180,6 +180,14 @@ def test_manual_gradients_equal_autograd(options: dict) -> None:
     assert grads[0].abs().sum() > 0
 
 
+def _threaded_agent(threads: int, **options: object) -> Agent:
+    """A filled agent whose updates run on ``threads`` threads, even on a one-CPU machine
+    (where the agent itself would choose one thread for speed)."""
+    agent = filled_agent(learner_threads=threads, **options)
+    agent._two_threads = threads == 2
+    return agent
+
+
 def _learner_state(agent: Agent) -> list[torch.Tensor]:
     """Everything an update changes: weights, targets, Adam moments, sampler state."""
     opt = agent.optimizer if agent.config.policy_delay == 1 else agent.optimizer_critic
@@ -192,7 +200,7 @@ def _learner_state(agent: Agent) -> list[torch.Tensor]:
 def test_two_thread_learner_is_bitwise_the_one_thread_learner(options: dict) -> None:
     states = []
     for threads in (1, 2):
-        agent = filled_agent(learner_threads=threads, batch_size=256, **options)
+        agent = _threaded_agent(threads, batch_size=256, **options)
         if options.get("obs_norm"):
             agent.set_obs_normalisation()
         agent.learn_many(150)  # prefetching path
@@ -207,7 +215,7 @@ def test_two_thread_learner_is_bitwise_the_one_thread_learner(options: dict) -> 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_learn_many_is_learn_in_a_loop(threads: int) -> None:
-    looped, batched = filled_agent(learner_threads=threads), filled_agent(learner_threads=threads)
+    looped, batched = _threaded_agent(threads), _threaded_agent(threads)
     for _ in range(12):
         looped.learn()
     batched.learn_many(12)
@@ -216,7 +224,7 @@ def test_learn_many_is_learn_in_a_loop(threads: int) -> None:
 
 
 def test_learner_error_leaves_weights_untouched_and_agent_usable() -> None:
-    agents = [filled_agent(learner_threads=t) for t in (1, 2)]
+    agents = [_threaded_agent(t) for t in (1, 2)]
     for agent in agents:
         agent.learn_many(3)
         before = [t.clone() for t in _learner_state(agent)[:4]]
@@ -232,8 +240,22 @@ def test_learner_error_leaves_weights_untouched_and_agent_usable() -> None:
         assert torch.equal(one, two)
 
 
-def test_helper_thread_ends_with_its_agent() -> None:
+def test_helper_thread_only_with_a_second_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ddpg_agent
+
+    monkeypatch.setattr(ddpg_agent, "_available_cpus", lambda: 2)
+    assert Agent(33, 4, 0, buffer_size=100)._two_threads
+    assert not Agent(33, 4, 0, buffer_size=100, learner_threads=1)._two_threads
+    assert not Agent(33, 4, 0, buffer_size=100, learner="autograd")._two_threads
+    monkeypatch.setattr(ddpg_agent, "_available_cpus", lambda: 1)
     agent = filled_agent()
+    assert not agent._two_threads
+    agent.learn()
+    assert agent._helper is None
+
+
+def test_helper_thread_ends_with_its_agent() -> None:
+    agent = _threaded_agent(2)
     agent.learn()
     assert agent._helper is not None
     thread = agent._helper._thread
