@@ -220,22 +220,27 @@ def _available_cpus() -> int:
 class _HelperThread:
     """A second thread that runs one job per learner update (handed over with locks).
 
-    An exception in the job is re-raised by ``wait`` in the calling thread. If ``wait`` is
-    itself interrupted (Ctrl-C), the next ``submit`` first waits for the old job to end.
+    Inside a job the caller and the helper meet at two points: ``to_helper`` (released by
+    the caller, awaited by the job) and ``to_caller`` (released by the job, awaited by
+    the caller); both are held between jobs. An exception in the job is re-raised by
+    ``wait`` in the calling thread.
+
+    Ctrl-C (KeyboardInterrupt) can stop the caller anywhere, even between a hand-over and
+    the ``try`` meant to follow it, leaving a job running or waiting for the caller.
+    ``finish`` settles such a job; ``submit`` calls it first, so a later update never
+    overlaps an interrupted one.
     """
 
     def __init__(self, torch_threads: int) -> None:
         self.pid = os.getpid()  # a forked child has no copy of the thread
         self._go = threading.Lock()
-        self._go.acquire()
         self._done = threading.Lock()
-        self._done.acquire()
-        self._busy = False
-        # Hand-over points inside a job, one release and one acquire each; all held
-        # (locked) between jobs.
-        self.signals = (threading.Lock(), threading.Lock())
-        for lock in self.signals:
+        self.to_helper = threading.Lock()
+        self.to_caller = threading.Lock()
+        for lock in (self._go, self._done, self.to_helper, self.to_caller):
             lock.acquire()
+        self.pending = False  # a job was (or was about to be) handed over, not yet collected
+        self._idle = True  # the helper is waiting for a job
         self._job: Callable[[], Any] | None = None
         self._error: BaseException | None = None
         self._stopping = False
@@ -246,7 +251,9 @@ class _HelperThread:
     def _run(self, torch_threads: int) -> None:
         torch.set_num_threads(torch_threads)  # per-thread under OpenMP
         while True:
+            self._idle = True
             self._go.acquire()
+            self._idle = False
             if self._stopping:
                 return
             try:
@@ -258,22 +265,44 @@ class _HelperThread:
             self._done.release()
 
     def submit(self, job: Callable[[], Any]) -> None:
-        """Start ``job`` on the helper thread."""
-        if self._busy:
-            self.wait()
-        self._busy = True
+        """Start ``job`` on the helper thread (after settling an interrupted one)."""
+        if self.pending:
+            self.finish()
+        self.pending = True  # before the hand-over: an interrupt in between is settled
         self._job = job
         self._go.release()
 
     def wait(self) -> None:
         """Block until the submitted job has finished; re-raise its exception if any."""
         self._done.acquire()
-        self._busy = False
-        for lock in self.signals:  # re-lock any left released by an interrupted job
-            lock.acquire(blocking=False)
+        self._collect()
         if self._error is not None:
             error, self._error = self._error, None
             raise error
+
+    def finish(self) -> None:
+        """Settle a job whose caller was interrupted: let it run to its end (it may be
+        waiting for the caller) and drop its error, which belongs to an aborted update."""
+        if not self.pending:
+            return
+        if self.to_helper.locked():
+            self.to_helper.release()
+        idle_polls = 0
+        while not self._done.acquire(timeout=0.05):
+            # Interrupted before the hand-over: the helper keeps waiting for a job. Two
+            # polls in a row, each after a failed wait, rule out the instant between the
+            # helper taking a job and clearing its idle flag.
+            idle_polls = idle_polls + 1 if self._idle and self._go.locked() else 0
+            if idle_polls == 2:
+                break
+        self._collect()
+        self._job = self._error = None
+
+    def _collect(self) -> None:
+        """Mark the job collected and hold both meeting points again."""
+        self.pending = False
+        for lock in (self.to_helper, self.to_caller):
+            lock.acquire(blocking=False)
 
     def stop(self) -> None:
         """Let the thread exit (called when its agent is garbage-collected)."""
@@ -527,6 +556,7 @@ class Agent:
         stored as n-step returns; windows cut by an episode end are stored with the
         shorter horizon and the matching discount.
         """
+        self._settle_helper()
         cfg = self.config
         rewards = np.asarray(rewards, dtype=np.float64)
         if self._episode_return is None:
@@ -614,6 +644,7 @@ class Agent:
         was before this update (both gradients come from one pass).
         """
         del gamma
+        self._settle_helper()
         self._update(experiences if experiences is not None else self.memory.sample(),
                      prefetch=False)
 
@@ -624,6 +655,7 @@ class Agent:
         batch while this thread applies the previous update (same random draws, same
         order, so the same numbers); the buffer must not change during the call.
         """
+        self._settle_helper()
         batch = self.memory.sample() if n_updates > 0 else None
         for i in range(n_updates):
             assert batch is not None  # drawn before the loop or by the previous update
@@ -647,6 +679,12 @@ class Agent:
             next_batch = self.memory.sample() if prefetch else None
         self.n_updates += 1
         return next_batch
+
+    def _settle_helper(self) -> None:
+        """Let a helper job left behind by Ctrl-C end before the buffer or the weights are
+        touched again (it may still be drawing a batch)."""
+        if self._helper is not None and self._helper.pending:
+            self._helper.finish()
 
     def _clip_critic_gradient(self) -> None:
         """Scale the critic's gradient to norm <= grad_clip; add L2 weight decay."""
@@ -733,7 +771,7 @@ class Agent:
         if helper is None or helper.pid != os.getpid():
             helper = self._helper = _HelperThread(self.config.torch_threads)
             weakref.finalize(self, helper.stop)
-        q_ready, grads_ready = helper.signals
+        q_ready, grads_ready = helper.to_helper, helper.to_caller
         q_box: list[torch.Tensor] = []
         critic_done: list[bool] = []
         next_box: list[tuple[torch.Tensor, ...]] = []

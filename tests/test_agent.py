@@ -254,6 +254,33 @@ def test_helper_thread_only_with_a_second_cpu(monkeypatch: pytest.MonkeyPatch) -
     assert agent._helper is None
 
 
+@pytest.mark.timeout(60)  # a regression hangs
+def test_update_after_an_interrupted_hand_over_does_not_hang() -> None:
+    """Ctrl-C can land between handing a job over and the ``try`` that releases it, or
+    between marking a job pending and handing it over; the next update must settle it."""
+    agent = _threaded_agent(2)
+    agent.learn()
+    helper = agent._helper
+    assert helper is not None
+    reached = []
+
+    def stuck_job() -> None:  # like the real job: waits for the caller's signal
+        helper.to_helper.acquire()
+        reached.append("released")
+        raise RuntimeError("error of the aborted update")
+
+    helper.submit(stuck_job)  # ... and the caller never gets to release it
+    agent.learn_many(3)  # settles the stuck job (dropping its error), then learns
+    assert reached == ["released"] and not helper.pending
+    helper.pending = True  # marked, never handed over
+    agent.learn()
+    assert not helper.pending and agent.n_updates == 5
+    reference = _threaded_agent(1)
+    for _ in range(5):
+        reference.learn()
+    assert torch.equal(reference._local_flat, agent._local_flat)
+
+
 def test_helper_thread_ends_with_its_agent() -> None:
     agent = _threaded_agent(2)
     agent.learn()
