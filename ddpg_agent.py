@@ -652,9 +652,12 @@ class Agent:
         """``n_updates`` updates on fresh batches, as ``learn()`` in a loop but faster.
 
         This is what ``step`` runs on its schedule. The two-thread learner draws each next
-        batch while this thread applies the previous update (same random draws, same
-        order, so the same numbers); the buffer must not change during the call.
+        batch while this thread applies the previous update: nothing is added to the
+        buffer in between, and the random draws come in the same order, so the numbers
+        are the same.
         """
+        if n_updates < 0:
+            raise ValueError(f"n_updates must be >= 0, got {n_updates}")
         self._settle_helper()
         batch = self.memory.sample() if n_updates > 0 else None
         for i in range(n_updates):
