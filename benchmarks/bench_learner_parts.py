@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ddpg_agent import Agent  # noqa: E402
+from benchmarks.bench_train import warmed_up_agent  # noqa: E402
+from ddpg_agent import DDPGConfig  # noqa: E402
 
 
 def median_time(fn: Callable[[], object], number: int, repeats: int = 5) -> float:
@@ -48,12 +48,7 @@ def matmul_share_of_update(n_updates: int = 500) -> float:
     """Fraction of a one-thread update's self CPU time spent in mm/addmm."""
     from torch.profiler import ProfilerActivity, profile
 
-    agent = Agent(33, 4, 0, buffer_size=50_000, learner_threads=1)
-    rng = np.random.default_rng(0)
-    n = 50_000
-    agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
-                     rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), 0.99)
-    agent.learn_many(200)
+    agent = warmed_up_agent(DDPGConfig(learner_threads=1), n=50_000)
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         agent.learn_many(n_updates)
     events = prof.key_averages()

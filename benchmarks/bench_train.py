@@ -33,17 +33,22 @@ from ddpg_agent import Agent, DDPGConfig  # noqa: E402
 from train import _config_json, _git_commit, positive_int, solved_at, train  # noqa: E402
 
 
+def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0) -> Agent:
+    """An agent whose buffer holds exactly n random transitions, after 200 updates (so
+    the timed updates see warm caches and a started helper thread)."""
+    agent = Agent(33, 4, seed, config=DDPGConfig.from_dict({**config.to_dict(), "buffer_size": n}))
+    rng = np.random.default_rng(seed)
+    agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
+                     rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
+    agent.learn_many(200)
+    return agent
+
+
 def learner_updates_per_s(config: DDPGConfig, n_updates: int = 1000, blocks: int = 5,
                           seed: int = 0) -> tuple[float, list[float]]:
     """Median updates/s of ``Agent.learn_many`` (what training runs) over ``blocks`` timed
     blocks of ``n_updates``, after warm-up, on a buffer of 100,000 random transitions."""
-    agent = Agent(33, 4, seed, config=DDPGConfig.from_dict(
-        {**config.to_dict(), "buffer_size": 100_000}))
-    rng = np.random.default_rng(seed)
-    n = 100_000
-    agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
-                     rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
-    agent.learn_many(200)
+    agent = warmed_up_agent(config, seed=seed)
     rates = []
     for _ in range(blocks):
         t0 = time.perf_counter()
