@@ -261,26 +261,25 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
 
 
 # ----------------------------------------------------------------------------- CLI
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (also used by watch.py and the benchmarks)."""
+def _int_at_least(minimum: int, text: str, expected: str) -> int:
+    """Parse an argparse integer >= minimum; the error says what was expected and got."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (also used by watch.py and the benchmarks)."""
+    return _int_at_least(1, text, "a positive integer")
 
 
 def _seed(text: str) -> int:
     """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+    return _int_at_least(0, text, "a non-negative integer")
 
 
 def _config_json(text: str) -> dict[str, Any]:
