@@ -1,9 +1,11 @@
-"""The Unity ML-Agents Reacher task on MuJoCo, behind the unityagents 0.4 interface.
+"""The Unity ML-Agents Reacher task, behind the unityagents 0.4 interface.
 
 Per decision (one `step` call) every arm holds its action for 4 physics steps of
-0.02 s. Each physics step: every goal advances by its speed, the held world-frame
-torques act on both segments, MuJoCo steps, angular drag and the 7 rad/s angular
-speed cap are applied, and an arm whose hand overlaps its goal earns 0.01.
+0.02 s. Each physics step, in the original's order: every goal advances by its speed,
+an arm whose hand overlaps its goal earns 0.01, then the held world-frame torques act
+on both segments and the physics steps the way PhysX 4.1 does (`reacher/physics.py`:
+torque, gravity, drag and the 7 rad/s cap on each body's unconstrained velocity, then
+the joints). MuJoCo holds the model and draws it.
 """
 
 from __future__ import annotations
@@ -25,11 +27,10 @@ from reacher.mjcf import (
     HAND_RADIUS,
     OFFSCREEN_HEIGHT,
     OFFSCREEN_WIDTH,
-    SENSORS_PER_ARM,
     agent_roots,
     build_mjcf,
 )
-from reacher.speed_cap import damp_and_cap
+from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 BRAIN_NAME = "ReacherBrain"
 ACADEMY_NAME = "Academy"
@@ -42,6 +43,7 @@ EPISODE_DECISIONS = 1000
 TORQUE_SCALE = 150.0
 MAX_ANGULAR_SPEED = 7.0  # rad/s, Unity's Rigidbody.maxAngularVelocity default
 ANGULAR_DRAG = 0.05  # per second, Unity's Rigidbody.angularDrag
+GRAVITY = -9.81  # along y, Unity's default
 REWARD_PER_PHYSICS_STEP = 0.01
 
 DEFAULT_RESET_PARAMETERS = {"goal_speed": 1.0, "goal_size": 5.0}
@@ -88,33 +90,28 @@ class ReacherEnvironment:
         self._a_ids = np.array([m.body(f"A{i}").id for i in range(n)])
         self._b_ids = np.array([m.body(f"B{i}").id for i in range(n)])
         self._goal_geoms = np.array([m.geom(f"goal{i}").id for i in range(n)])
-        self._hand_sites = np.array([m.site(f"hand{i}").id for i in range(n)])
         # The per-arm (n, 4) views below need each arm's joints contiguous, in the order
-        # shoulder z, shoulder x, elbow z, elbow x (one dof and one qpos entry each).
-        order = [f"{j}{i}" for i in range(n) for j in ("shoulder_z", "shoulder_x", "elbow_z", "elbow_x")]
+        # shoulder x, shoulder z, elbow x, elbow z (one dof and one qpos entry each).
+        order = [f"{j}{i}" for i in range(n) for j in ("shoulder_x", "shoulder_z", "elbow_x", "elbow_z")]
         assert [m.joint(k).id for k in order] == list(range(4 * n))
         assert (m.jnt_dofadr == np.arange(4 * n)).all() and (m.jnt_qposadr == np.arange(4 * n)).all()
-
+        self._arm = ArmModel.from_mujoco(m)
         self._qvel = self._data.qvel.reshape(n, 4)  # views into MuJoCo's memory
         self._qpos = self._data.qpos.reshape(n, 4)
-        self._sensors = self._data.sensordata.reshape(n, SENSORS_PER_ARM)
-        # Sensor values per arm: pos, quat (w x y z), angvel, linvel for A then B, goal pos.
-        # The observation wants each quaternion as x y z w.
-        seg = [0, 1, 2, 4, 5, 6, 3, 7, 8, 9, 10, 11, 12]
-        self._sensor_columns = np.array(seg + [13 + c for c in seg] + [26, 27, 28])
+        self._body_vel = np.zeros((n, BODY_VELOCITY_SIZE))  # the bodies' velocities: physics state
+        self._torque = np.zeros((n, 2, 3))
+        self._counts = np.zeros(n, dtype=np.int64)
         self._substeps = np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)[:, None]
         self._goal_angle = np.zeros(n)  # degrees
         self._goal_speed = np.zeros(n)  # degrees per physics step
-        self._hand_track = np.empty((PHYSICS_STEPS_PER_DECISION, n, 3))
         self._goal_track = np.empty((PHYSICS_STEPS_PER_DECISION, n, 3))
-        # Arms' bodies are laid out A, B every 4 bodies (root, A, B, goal): strided views.
-        assert (np.diff(self._a_ids) == 4).all() and (self._b_ids == self._a_ids + 1).all()
-        self._xfrc_a = self._data.xfrc_applied[self._a_ids[0]::4][:n]
-        self._xfrc_b = self._data.xfrc_applied[self._b_ids[0]::4][:n]
+        self._goal = np.zeros((n, 3))  # relative to each root
         self._obs = np.zeros((n, OBSERVATION_SIZE))
         self._obs[:, 30] = 1.0  # the hand in B's local frame: constant (0, 1, 0)
         self._last_actions = np.zeros((n, ACTION_SIZE))
-        self._drag_factor = 1.0 - ANGULAR_DRAG * PHYSICS_DT
+        self._drag_factor = max(0.0, 1.0 - ANGULAR_DRAG * PHYSICS_DT)
+        self._cap_counts = np.zeros(2, dtype=np.int64)  # (arm, step) velocities of A, B the cap scaled
+        self._mujoco_stale = True
         self._decisions = 0
         self._episode_over = False
         self._has_reset = False
@@ -145,6 +142,12 @@ class ReacherEnvironment:
     @property
     def reset_parameters(self) -> dict[str, float]:
         return dict(self._reset_parameters)
+
+    @property
+    def cap_counts(self) -> tuple[int, int]:
+        """How many times since construction the 7 rad/s cap scaled the upper segment's
+        and the lower segment's velocity (counted per arm and physics step)."""
+        return int(self._cap_counts[0]), int(self._cap_counts[1])
 
     @property
     def global_done(self) -> bool:
@@ -231,6 +234,7 @@ class ReacherEnvironment:
                 self._renderer = mujoco.Renderer(self._model, height=height, width=width)
             except Exception as error:  # mujoco raises several types depending on the backend
                 raise RuntimeError(_NEEDS_GL.format(error=error)) from error
+        self._sync_mujoco()
         self._renderer.update_scene(self._data, camera=camera)
         return self._renderer.render()
 
@@ -241,18 +245,19 @@ class ReacherEnvironment:
         d = self._data
         d.qpos[:] = 0.0
         d.qvel[:] = 0.0
-        d.xfrc_applied[:] = 0.0
+        self._body_vel[:] = 0.0
         self._goal_angle = self._rng.integers(0, 360, size=n).astype(float)
         self._goal_speed = self._rng.uniform(-1.0, 1.0, size=n) * self._reset_parameters["goal_speed"]
         self._last_actions = np.zeros((n, ACTION_SIZE))
         self._decisions = 0
         self._episode_over = False
-        d.mocap_pos[:] = self._goal_positions(self._goal_angle)
-        mujoco.mj_forward(self._model, d)
+        self._goal = self._goal_offsets(self._goal_angle)
+        d.mocap_pos[:] = self._goal + self._roots
         self._observe()
 
-    def _goal_positions(self, angle_deg: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Goal centres for angles (degrees) of shape (..., n): root + (8 sin, -1, 8 cos)."""
+    @staticmethod
+    def _goal_offsets(angle_deg: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Goal centres relative to their roots for angles (degrees) of shape (..., n): (8 sin, -1, 8 cos)."""
         if out is None:
             out = np.empty((*np.shape(angle_deg), 3))
         rad = np.radians(angle_deg)
@@ -261,43 +266,40 @@ class ReacherEnvironment:
         out[..., 0] *= GOAL_RADIUS
         out[..., 2] *= GOAL_RADIUS
         out[..., 1] = GOAL_HEIGHT
-        out += self._roots
         return out
 
     def _simulate(self, actions: np.ndarray) -> np.ndarray:
         """Run the 4 physics steps of one decision; returns the rewarded steps per agent."""
-        m, d = self._model, self._data
-        torques = TORQUE_SCALE * actions
-        self._xfrc_a[:, [3, 5]] = torques[:, :2]
-        self._xfrc_b[:, [3, 5]] = torques[:, 2:]
+        self._torque[:, :, 0] = TORQUE_SCALE * actions[:, 0::2]
+        self._torque[:, :, 2] = TORQUE_SCALE * actions[:, 1::2]
         angles = self._goal_angle + self._substeps * self._goal_speed
-        goals = self._goal_positions(angles, out=self._goal_track)
-        hands = self._hand_track
-        for s in range(PHYSICS_STEPS_PER_DECISION):
-            mujoco.mj_step(m, d)
-            if s > 0:
-                # mj_step computed positions before integrating: the hand after step s-1.
-                hands[s - 1] = d.site_xpos[self._hand_sites]
-            damp_and_cap(self._qpos, self._qvel, self._drag_factor, MAX_ANGULAR_SPEED)
-        self._goal_angle = angles[-1]
-        d.mocap_pos[:] = goals[-1]
-        self._observe()
-        hands[-1] = d.site_xpos[self._hand_sites]
+        goals = self._goal_offsets(angles, out=self._goal_track)
         reach = HAND_RADIUS + 0.5 * self._reset_parameters["goal_size"]
-        hands -= goals
-        hands *= hands
-        return np.count_nonzero(hands.sum(axis=-1) < reach * reach, axis=0)
+        a = self._arm
+        simulate(
+            self._qpos, self._qvel, self._body_vel, self._torque, goals, reach * reach, self._counts, self._cap_counts,
+            a.body_pos, a.body_quat, a.anchor, a.axis, a.com, a.inertia, a.mass, a.hand,
+            PHYSICS_DT, GRAVITY, self._drag_factor, MAX_ANGULAR_SPEED,
+        )  # fmt: skip
+        self._goal_angle = angles[-1]
+        self._goal = goals[-1].copy()
+        self._data.mocap_pos[:] = self._goal + self._roots
+        self._observe()
+        return self._counts.copy()
 
     def _observe(self) -> None:
         """Fill the 33 values per agent in the original's order and frames."""
-        m, d = self._model, self._data
-        mujoco.mj_kinematics(m, d)
-        mujoco.mj_comPos(m, d)
-        mujoco.mj_comVel(m, d)
-        mujoco.mj_sensorPos(m, d)
-        mujoco.mj_sensorVel(m, d)
-        self._obs[:, :29] = self._sensors[:, self._sensor_columns]
+        a = self._arm
+        observe(self._qpos, self._body_vel, a.body_pos, a.body_quat, a.anchor, a.axis, a.com, self._obs)
+        self._obs[:, 26:29] = self._goal
         self._obs[:, 32] = self._goal_speed
+        self._mujoco_stale = True
+
+    def _sync_mujoco(self) -> None:
+        """Bring MuJoCo's poses up to date with the physics, for drawing."""
+        if self._mujoco_stale:
+            mujoco.mj_kinematics(self._model, self._data)
+            self._mujoco_stale = False
 
     def _brain_info(self, rewards: list[float], done: list[bool]) -> BrainInfo:
         n = self.num_agents
@@ -393,6 +395,7 @@ class ReacherEnvironment:
 
     def _sync_viewer(self) -> None:
         if self._viewer.is_running():
+            self._sync_mujoco()
             self._viewer.sync()
             # Real time, as the original's window ran outside train mode.
             wait = self._next_frame_time - time.perf_counter()

@@ -5,10 +5,10 @@ from the original scene can be read against this file directly. One model for al
 arms lets MuJoCo step every arm in a single call, which is what makes the 20-arm
 environment fast.
 
-Each arm (see ../shared/reacher-unity-facts.md for where the numbers come from):
+Each arm (README.md, "What it re-creates", says where the numbers come from):
 
     base sphere (static, r=0.5) at the agent root
-    shoulder: universal joint at (0, 0.02, 0), swing about z, then twist about x
+    shoulder: universal joint at (0, 0.02, 0), about the parent's x, then the child's z
       segment A: capsule r=0.5, y from -1 to -7, mass 1
       elbow: universal joint at (0, -7, 0)
         segment B: capsule r=0.5, y from -7 to -13, plus the hand sphere (r=1)
@@ -19,6 +19,11 @@ Both segments are rotated 180 degrees about x, as in the Unity scene, so their l
 y axis points down the arm. Collisions are off: the arms, their goals and their
 neighbours never touch in this task's scoring, and the original's joints ignore
 contacts between the bodies they connect.
+
+The joints are Unity's: its ConfigurableJoint (axis x, AngularY locked) becomes a PhysX
+D6 joint with only SWING1 locked, which keeps the parent's x axis perpendicular to the
+child's z axis: a Cardan joint turning about x first, then z. MuJoCo only holds the
+model and draws it; `reacher/physics.py` steps it the way PhysX does.
 """
 
 from __future__ import annotations
@@ -132,13 +137,13 @@ def _arm_xml(i: int, root: np.ndarray, goal_radius: float) -> str:
       <geom name="base{i}" type="sphere" size="{BASE_RADIUS}" material="base"/>
       <body name="A{i}" pos="{_vec(A_CENTRE)}" quat="{quat}">
         <inertial pos="0 0 0" mass="{SEGMENT_MASS}" diaginertia="{a_perp:.9g} {a_axial:.9g} {a_perp:.9g}"/>
-        <joint name="shoulder_z{i}" type="hinge" axis="0 0 1" pos="{local(SHOULDER - A_CENTRE)}"/>
         <joint name="shoulder_x{i}" type="hinge" axis="1 0 0" pos="{local(SHOULDER - A_CENTRE)}"/>
+        <joint name="shoulder_z{i}" type="hinge" axis="0 0 1" pos="{local(SHOULDER - A_CENTRE)}"/>
         <geom name="capA{i}" type="capsule" size="{CAPSULE_RADIUS} {half}" zaxis="0 1 0" material="arm"/>
         <body name="B{i}" pos="{local(B_CENTRE - A_CENTRE)}">
           <inertial pos="0 {b_com:.9g} 0" mass="{SEGMENT_MASS}" diaginertia="{b_perp:.9g} {b_axial:.9g} {b_perp:.9g}"/>
-          <joint name="elbow_z{i}" type="hinge" axis="0 0 1" pos="{local(ELBOW - B_CENTRE)}"/>
           <joint name="elbow_x{i}" type="hinge" axis="1 0 0" pos="{local(ELBOW - B_CENTRE)}"/>
+          <joint name="elbow_z{i}" type="hinge" axis="0 0 1" pos="{local(ELBOW - B_CENTRE)}"/>
           <geom name="capB{i}" type="capsule" size="{CAPSULE_RADIUS} {half}" zaxis="0 1 0" material="arm"/>
           <geom name="hand{i}" type="sphere" size="{HAND_RADIUS}" pos="{local(HAND - B_CENTRE)}" material="hand"/>
           <site name="hand{i}" pos="{local(HAND - B_CENTRE)}"/>
@@ -159,32 +164,10 @@ def _look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.concatenate([right, np.cross(right, forward)])
 
 
-# Per arm, MuJoCo's sensors produce these 29 values (in C, in one pass), which the
-# environment reorders into the original's observation. Positions are relative to
-# the arm's root (an unrotated frame), velocities in world axes; "body" means the
-# centre of mass, "xbody" the body's own frame (its capsule centre).
-SENSORS_PER_ARM = 29
-
-
-def _sensor_xml(i: int) -> str:
-    rel = f'reftype="xbody" refname="root{i}"'
-    lines = []
-    for seg in ("A", "B"):
-        lines += [
-            f'<framepos objtype="xbody" objname="{seg}{i}" {rel}/>',
-            f'<framequat objtype="xbody" objname="{seg}{i}"/>',
-            f'<frameangvel objtype="xbody" objname="{seg}{i}"/>',
-            f'<framelinvel objtype="body" objname="{seg}{i}"/>',
-        ]
-    lines.append(f'<framepos objtype="xbody" objname="goal{i}" {rel}/>')
-    return "\n    ".join(lines)
-
-
 def build_mjcf(num_agents: int, goal_size: float = 5.0, timestep: float = 0.02) -> str:
     """MJCF text for `num_agents` arms in one world."""
     roots = agent_roots(num_agents)
     arms = "".join(_arm_xml(i, root, 0.5 * goal_size) for i, root in enumerate(roots))
-    sensors = "\n    ".join(_sensor_xml(i) for i in range(num_agents))
     centre = roots.mean(axis=0)
     extent = float(np.ptp(roots[:, [0, 2]], axis=0).max()) if num_agents > 1 else 0.0
     # A camera in front of the grid, above it, looking at its centre (y is up).
@@ -219,8 +202,5 @@ def build_mjcf(num_agents: int, goal_size: float = 5.0, timestep: float = 0.02) 
     <camera name="overview" pos="{_vec(eye)}" xyaxes="{_vec(_look_at(eye, centre + np.array([0.0, -8.0, 0.0])))}" fovy="45"/>
     {arms}
   </worldbody>
-  <sensor>
-    {sensors}
-  </sensor>
 </mujoco>
 """

@@ -1,0 +1,186 @@
+"""Measure the built-in Reacher the way the PhysX 4.1 reference measures the original.
+
+The reference (`tests/physx_reference/README.md`) drove the Reacher arm, built in
+PhysX 4.1 from the Unity prefab's numbers, with four seeded action sequences and
+recorded what a learner would notice first: the score a random policy gets, how far
+the segments move in 50 decisions, and the path under a constant torque. This module
+drives `ReacherEnvironment` with the same action distributions and computes the same
+figures, so tests and `benchmarks/bench_fidelity.py` compare like with like.
+
+Action sequences, per arm and decision (each held for the decision's 4 physics steps):
+    uniform:  U(-1, 1) for each of the 4 values
+    gauss:    N(0, 1), clipped to [-1, 1]
+    ou:       x += 0.15 (0 - x) + 0.2 N(0, 1) (Ornstein-Uhlenbeck, reset to 0 each
+              episode), clipped to [-1, 1]
+    const:    (1, 0, 0, 0): the full torque about world x on the upper segment only
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from reacher.environment import (
+    ANGULAR_DRAG,
+    BRAIN_NAME,
+    EPISODE_DECISIONS,
+    GRAVITY,
+    MAX_ANGULAR_SPEED,
+    PHYSICS_DT,
+    PHYSICS_STEPS_PER_DECISION,
+    TORQUE_SCALE,
+    ReacherEnvironment,
+)
+from reacher.mjcf import GOAL_HEIGHT, GOAL_RADIUS, HAND_RADIUS, build_mjcf
+from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
+
+POLICIES = ("uniform", "gauss", "ou")
+REST_A = np.array([0.0, -4.0, 0.0])
+REST_B = np.array([0.0, -10.0, 0.0])
+DISTANCE_DECISION = 50  # the reference measures how far the segments moved after this many decisions
+
+
+@dataclass(frozen=True)
+class PolicyStats:
+    """What the reference reports per action distribution."""
+
+    policy: str
+    arm_episodes: int
+    score_mean: float
+    score_se: float
+    distance_a_median: float  # |A's centre - rest| after 50 decisions
+    distance_b_median: float
+    cap_fraction_a: float  # share of (arm, physics step) pairs on which the 7 rad/s cap scaled A
+    cap_fraction_b: float
+
+
+def policy_actions(policy: str, rng: np.random.Generator, num_agents: int, decisions: int) -> np.ndarray:
+    """One episode's actions, shape (decisions, num_agents, 4), for a named distribution."""
+    shape = (decisions, num_agents, 4)
+    if policy == "uniform":
+        return rng.uniform(-1.0, 1.0, shape)
+    if policy == "gauss":
+        return np.clip(rng.standard_normal(shape), -1.0, 1.0)
+    if policy == "ou":
+        noise = rng.standard_normal(shape)
+        x = np.zeros((num_agents, 4))
+        out = np.empty(shape)
+        for t in range(decisions):
+            x += 0.15 * (0.0 - x) + 0.2 * noise[t]
+            out[t] = x
+        return np.clip(out, -1.0, 1.0)
+    raise ValueError(f"unknown policy {policy!r}: expected one of {', '.join(POLICIES)}")
+
+
+def measure_policy(policy: str, episodes: int, num_agents: int = 20, seed: int = 0) -> PolicyStats:
+    """Play `episodes` full episodes of `num_agents` arms with one action distribution."""
+    env = ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False)
+    rng = np.random.default_rng(seed)
+    scores, dist_a, dist_b = [], [], []
+    capped = np.zeros(2)
+    try:
+        for _ in range(episodes):
+            env.reset(train_mode=True)
+            caps_before = np.array(env.cap_counts)
+            actions = policy_actions(policy, rng, num_agents, EPISODE_DECISIONS)
+            total = np.zeros(num_agents)
+            for t in range(EPISODE_DECISIONS):
+                info = env.step(actions[t])[BRAIN_NAME]
+                total += info.rewards
+                if t + 1 == DISTANCE_DECISION:
+                    obs = info.vector_observations
+                    dist_a.append(np.linalg.norm(obs[:, 0:3] - REST_A, axis=1))
+                    dist_b.append(np.linalg.norm(obs[:, 13:16] - REST_B, axis=1))
+            scores.append(total)
+            capped += np.array(env.cap_counts) - caps_before
+    finally:
+        env.close()
+    s = np.concatenate(scores)
+    arm_steps = episodes * EPISODE_DECISIONS * PHYSICS_STEPS_PER_DECISION * num_agents
+    return PolicyStats(
+        policy=policy,
+        arm_episodes=len(s),
+        score_mean=float(s.mean()),
+        score_se=float(s.std(ddof=1) / np.sqrt(len(s))),
+        distance_a_median=float(np.median(np.concatenate(dist_a))),
+        distance_b_median=float(np.median(np.concatenate(dist_b))),
+        cap_fraction_a=float(capped[0] / arm_steps),
+        cap_fraction_b=float(capped[1] / arm_steps),
+    )
+
+
+def constant_torque_path(decisions: int = 150, every: int = 15) -> np.ndarray:
+    """Rows (decision, A x y z, B x y z) under action (1, 0, 0, 0) from rest, one arm."""
+    env = ReacherEnvironment(num_agents=1, seed=0, verbose=False)
+    try:
+        obs = env.reset(train_mode=True)[BRAIN_NAME].vector_observations
+        rows = [np.r_[0, obs[0, 0:3], obs[0, 13:16]]]
+        for t in range(1, decisions + 1):
+            obs = env.step([[1.0, 0.0, 0.0, 0.0]])[BRAIN_NAME].vector_observations
+            if t % every == 0:
+                rows.append(np.r_[t, obs[0, 0:3], obs[0, 13:16]])
+    finally:
+        env.close()
+    return np.array(rows)
+
+
+@dataclass(frozen=True)
+class Horizon:
+    """How long the built-in arm follows a recorded PhysX episode fed the same actions."""
+
+    decisions: int
+    within: dict[float, int]  # tolerance -> leading decisions whose A and B centres all agree within it
+    rewards_equal_through: int  # leading decisions with the same reward
+    goal_error: float
+    position_error: np.ndarray  # (decisions,) largest coordinate error of A's and B's centres
+
+
+def recorded_episode_horizon(path: Path, tolerances: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0)) -> Horizon:
+    """Replay a reference CSV (one arm, default goal size) through the physics kernel."""
+    with Path(path).open() as f:
+        rows = list(csv.DictReader(f))
+    columns = list(rows[0])[2:35]
+    ref_obs = np.array([[float(r[c]) for c in columns] for r in rows])
+    actions = np.clip(np.array([[float(r[f"a{k}"]) for k in range(4)] for r in rows]), -1.0, 1.0)
+    ref_rewards = np.array([float(r["reward_next4"]) for r in rows])
+    arm = ArmModel.from_mujoco(mujoco.MjModel.from_xml_string(build_mjcf(1)))
+    qpos, qvel, body_vel = np.zeros((1, 4)), np.zeros((1, 4)), np.zeros((1, BODY_VELOCITY_SIZE))
+    counts, capped = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    obs = np.zeros((len(rows), 26))
+    goal_deg, goal_speed = float(rows[0]["goal_deg"]), float(rows[0]["goal_speed"])
+    reach = HAND_RADIUS + 2.5
+    rewards = np.zeros(len(rows))
+    goal_error = 0.0
+    for t in range(len(rows)):
+        observe(qpos, body_vel, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, obs[t:t + 1])
+        rad = np.radians(goal_deg)
+        goal = np.array([GOAL_RADIUS * np.sin(rad), GOAL_HEIGHT, GOAL_RADIUS * np.cos(rad)])
+        goal_error = max(goal_error, float(np.abs(goal - ref_obs[t, 26:29]).max()))
+        angles = goal_deg + goal_speed * np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)
+        rad = np.radians(angles)
+        goals = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)[:, None, :]
+        torque = np.zeros((1, 2, 3))
+        torque[0, :, 0] = TORQUE_SCALE * actions[t, 0::2]
+        torque[0, :, 2] = TORQUE_SCALE * actions[t, 1::2]
+        simulate(qpos, qvel, body_vel, torque, np.ascontiguousarray(goals), reach * reach, counts, capped,
+                 arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
+                 PHYSICS_DT, GRAVITY, 1.0 - ANGULAR_DRAG * PHYSICS_DT, MAX_ANGULAR_SPEED)  # fmt: skip
+        rewards[t] = 0.01 * counts[0]
+        goal_deg = angles[-1]
+    centres = [0, 1, 2, 13, 14, 15]
+    error = np.abs(obs[:, centres] - ref_obs[:, centres]).max(axis=1)
+
+    def leading(ok: np.ndarray) -> int:
+        return int(np.argmin(ok)) if not ok.all() else len(ok)
+
+    return Horizon(
+        decisions=len(rows),
+        within={tol: leading(error <= tol) for tol in tolerances},
+        rewards_equal_through=leading(np.abs(rewards - ref_rewards) < 1e-9),
+        goal_error=goal_error,
+        position_error=error,
+    )
