@@ -130,57 +130,78 @@ def constant_torque_path(decisions: int = 150, every: int = 15) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Horizon:
-    """How long the built-in arm follows a recorded PhysX episode fed the same actions."""
+    """How long two runs of the arm fed the same actions stay together."""
 
     decisions: int
     within: dict[float, int]  # tolerance -> leading decisions whose A and B centres all agree within it
-    rewards_equal_through: int  # leading decisions with the same reward
-    goal_error: float
     position_error: np.ndarray  # (decisions,) largest coordinate error of A's and B's centres
 
 
-def recorded_episode_horizon(path: Path, tolerances: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0)) -> Horizon:
-    """Replay a reference CSV (one arm, default goal size) through the physics kernel."""
+@dataclass(frozen=True)
+class RecordedEpisode:
+    """One arm's recorded episode: observations before each action, the actions, the
+    reward of each decision, and the goal's start angle (degrees) and speed (degrees per step)."""
+
+    observations: np.ndarray  # (decisions, 33)
+    actions: np.ndarray  # (decisions, 4)
+    rewards: np.ndarray  # (decisions,)
+    goal_deg: float
+    goal_speed: float
+
+
+def read_recorded_episode(path: Path) -> RecordedEpisode:
+    """A reference CSV (tests/physx_reference/README.md describes its columns)."""
     with Path(path).open() as f:
         rows = list(csv.DictReader(f))
     columns = list(rows[0])[2:35]
-    ref_obs = np.array([[float(r[c]) for c in columns] for r in rows])
-    actions = np.clip(np.array([[float(r[f"a{k}"]) for k in range(4)] for r in rows]), -1.0, 1.0)
-    ref_rewards = np.array([float(r["reward_next4"]) for r in rows])
+    return RecordedEpisode(
+        observations=np.array([[float(r[c]) for c in columns] for r in rows]),
+        actions=np.array([[float(r[f"a{k}"]) for k in range(4)] for r in rows]),
+        rewards=np.array([float(r["reward_next4"]) for r in rows]),
+        goal_deg=float(rows[0]["goal_deg"]),
+        goal_speed=float(rows[0]["goal_speed"]),
+    )
+
+
+def replay(episode: RecordedEpisode, velocity_nudge: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Feed a recorded episode's actions and goal to the physics kernel (one arm, default
+    goal size); returns the observations before each action (decisions, 33) and each
+    decision's reward. velocity_nudge adds that much to B's angular velocity about x at
+    the start, to measure how fast nearby trajectories part."""
     arm = ArmModel.from_mujoco(mujoco.MjModel.from_xml_string(build_mjcf(1)))
+    decisions = len(episode.actions)
     qpos, qvel, body_vel = np.zeros((1, 4)), np.zeros((1, 4)), np.zeros((1, BODY_VELOCITY_SIZE))
+    body_vel[0, 6] = velocity_nudge
     counts, capped = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    obs = np.zeros((len(rows), 26))
-    goal_deg, goal_speed = float(rows[0]["goal_deg"]), float(rows[0]["goal_speed"])
+    obs = np.zeros((decisions, 33))
+    rewards = np.zeros(decisions)
     reach = HAND_RADIUS + 2.5
-    rewards = np.zeros(len(rows))
-    goal_error = 0.0
-    for t in range(len(rows)):
+    actions = np.clip(episode.actions, -1.0, 1.0)
+    goal_deg = episode.goal_deg
+    steps = np.arange(0, PHYSICS_STEPS_PER_DECISION + 1)
+    for t in range(decisions):
+        rad = np.radians(goal_deg + episode.goal_speed * steps)
+        goals = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)
         observe(qpos, body_vel, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, obs[t:t + 1])
-        rad = np.radians(goal_deg)
-        goal = np.array([GOAL_RADIUS * np.sin(rad), GOAL_HEIGHT, GOAL_RADIUS * np.cos(rad)])
-        goal_error = max(goal_error, float(np.abs(goal - ref_obs[t, 26:29]).max()))
-        angles = goal_deg + goal_speed * np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)
-        rad = np.radians(angles)
-        goals = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)[:, None, :]
+        obs[t, 26:29] = goals[0]
+        obs[t, 29:33] = (0.0, 1.0, 0.0, episode.goal_speed)
         torque = np.zeros((1, 2, 3))
         torque[0, :, 0] = TORQUE_SCALE * actions[t, 0::2]
         torque[0, :, 2] = TORQUE_SCALE * actions[t, 1::2]
-        simulate(qpos, qvel, body_vel, torque, np.ascontiguousarray(goals), reach * reach, counts, capped,
+        simulate(qpos, qvel, body_vel, torque, np.ascontiguousarray(goals[1:, None, :]), reach * reach, counts, capped,
                  arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
                  PHYSICS_DT, GRAVITY, 1.0 - ANGULAR_DRAG * PHYSICS_DT, MAX_ANGULAR_SPEED)  # fmt: skip
         rewards[t] = 0.01 * counts[0]
-        goal_deg = angles[-1]
+        goal_deg += episode.goal_speed * PHYSICS_STEPS_PER_DECISION
+    return obs, rewards
+
+
+TOLERANCES = (1e-3, 1e-2, 1e-1, 1.0)
+
+
+def horizon(a: np.ndarray, b: np.ndarray, tolerances: tuple[float, ...] = TOLERANCES) -> Horizon:
+    """Leading decisions over which two observation sequences keep A's and B's centres together."""
     centres = [0, 1, 2, 13, 14, 15]
-    error = np.abs(obs[:, centres] - ref_obs[:, centres]).max(axis=1)
-
-    def leading(ok: np.ndarray) -> int:
-        return int(np.argmin(ok)) if not ok.all() else len(ok)
-
-    return Horizon(
-        decisions=len(rows),
-        within={tol: leading(error <= tol) for tol in tolerances},
-        rewards_equal_through=leading(np.abs(rewards - ref_rewards) < 1e-9),
-        goal_error=goal_error,
-        position_error=error,
-    )
+    error = np.abs(a[:, centres] - b[:, centres]).max(axis=1)
+    within = {tol: int(np.argmin(error <= tol)) if (error > tol).any() else len(error) for tol in tolerances}
+    return Horizon(decisions=len(error), within=within, position_error=error)

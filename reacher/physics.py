@@ -111,9 +111,8 @@ def _qrot(axis: np.ndarray, angle: float, out: np.ndarray) -> None:
 
 @njit(cache=True, inline="always")
 def _qmat(q: np.ndarray, out: np.ndarray) -> None:
-    # Normalised, as MuJoCo's mju_quat2Mat is fed.
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    w, x, y, z = q[0] / n, q[1] / n, q[2] / n, q[3] / n
+    # q is a unit quaternion (a product of unit ones): no normalising needed.
+    w, x, y, z = q[0], q[1], q[2], q[3]
     out[0, 0] = 1 - 2 * (y * y + z * z)
     out[0, 1] = 2 * (x * y - w * z)
     out[0, 2] = 2 * (x * z + w * y)
@@ -198,16 +197,17 @@ def _jacobian(centre, axis_w, anchor_w, jac, tmp3):
 
 
 @njit(cache=True)
-def _world_inertia(rot, inertia, inv, out):
-    """out (2, 3, 3): R diag(I) R^T, or its inverse with inv=True."""
+def _world_inertia(rot, inertia, out):
+    """out (2, 3, 3): R diag(d) R^T for each body's rotation R and diagonal d (its
+    principal inertia, or the inverse of it)."""
     for b in range(2):
         for r in range(3):
-            for c in range(3):
+            for c in range(r, 3):
                 s = 0.0
                 for k in range(3):
-                    d = 1.0 / inertia[b, k] if inv else inertia[b, k]
-                    s += rot[b, r, k] * d * rot[b, c, k]
+                    s += rot[b, r, k] * inertia[b, k] * rot[b, c, k]
                 out[b, r, c] = s
+                out[b, c, r] = s
 
 
 @njit(cache=True)
@@ -282,6 +282,7 @@ def simulate(
     qd = np.empty(4)
     tmp4 = np.empty(4)
     tmp3 = np.empty(3)
+    inv_inertia = 1.0 / inertia
     max_sq = max_angular_speed * max_angular_speed
     for i in range(qpos.shape[0]):
         counts[i] = 0
@@ -297,7 +298,7 @@ def simulate(
             if d2 < reach_sq:
                 counts[i] += 1
             # 1. Unconstrained velocities: torque, gravity, drag, then the cap.
-            _world_inertia(rot, inertia, True, inv_inertia_w)
+            _world_inertia(rot, inv_inertia, inv_inertia_w)
             for b in range(2):
                 _matvec(inv_inertia_w[b], torque[i, b], tmp3)
                 w2 = 0.0
@@ -313,7 +314,7 @@ def simulate(
                     capped[b] += 1
             # 2. The joints: the kinetic-metric projection onto the joints' velocities.
             _jacobian(centre, axis_w, anchor_w, jac, tmp3)
-            _world_inertia(rot, inertia, False, inertia_w)
+            _world_inertia(rot, inertia, inertia_w)
             _mass_matrix(jac, inertia_w, mass, mm)
             for h in range(4):
                 r = 0.0
@@ -367,6 +368,6 @@ def arm_pose_and_jacobian(arm: ArmModel, q: np.ndarray) -> dict[str, np.ndarray]
     q = np.ascontiguousarray(q, dtype=np.float64)
     _kinematics(q, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3)
     _jacobian(centre, axis_w, anchor_w, jac, tmp3)
-    _world_inertia(rot, arm.inertia, False, inertia_w)
+    _world_inertia(rot, arm.inertia, inertia_w)
     _mass_matrix(jac, inertia_w, arm.mass, mm)
     return {"quat": quat, "rot": rot, "origin": origin, "centre": centre, "jacobian": jac, "mass_matrix": mm}

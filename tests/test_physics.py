@@ -134,3 +134,19 @@ def test_the_cap_acts_before_the_joints(one_arm):
         assert capped[0] == (1 if cap == MAX_ANGULAR_SPEED else 0)
     assert swing[MAX_ANGULAR_SPEED] < 0.8 * swing[1e9]
     assert swing[MAX_ANGULAR_SPEED] < MAX_ANGULAR_SPEED
+
+
+def test_reward_is_checked_before_each_step_moves_the_arm(one_arm):
+    """Unity's agent checks the hand in its own update, before the physics step: a goal
+    at the hand's starting point counts once, however fast the arm leaves it."""
+    model, data, arm = one_arm
+    q = np.zeros(4)
+    jac, _ = mujoco_jacobians(model, data, q)
+    start_hand = arm_pose_and_jacobian(arm, q)["origin"][1] + arm.hand * [1, -1, -1]  # B is flipped about x
+    for goal, expected in ((start_hand, 1), (start_hand + np.array([0.0, 0.0, 50.0]), 0)):
+        qpos, qvel, body_vel = np.zeros((1, 4)), np.zeros((1, 4)), (jac @ [5.0, 0.0, 0.0, 0.0])[None].copy()
+        counts = np.zeros(1, dtype=np.int64)
+        simulate(qpos, qvel, body_vel, np.zeros((1, 2, 3)), np.tile(goal, (4, 1, 1)), 1e-4, counts, np.zeros(2, dtype=np.int64),
+                 arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
+                 PHYSICS_DT, GRAVITY, 1.0, MAX_ANGULAR_SPEED)  # fmt: skip
+        assert counts[0] == expected
