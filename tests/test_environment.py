@@ -187,16 +187,14 @@ def test_holding_the_hand_in_a_goal_earns_004_per_decision():
 
 
 def test_random_policy_scores_little():
-    """A uniformly random policy rarely touches the goal: well below 1 per episode.
-
-    The facts sheet reports 0.0-0.2 for the original; this re-creation scores about
-    0.6-1.0 (see README, known differences), so the bound here is 1.5.
-    """
+    """A uniformly random policy rarely touches the goal: PhysX running the same arm
+    scores 0.161 per episode (tests/test_physx_reference.py holds it to that over 400
+    arm-episodes; the original was reported at 0.0-0.2)."""
     env = ReacherEnvironment(num_agents=20, seed=5, verbose=False)
     rng = np.random.default_rng(5)
     means = [play_random(env, rng)[0].mean() for _ in range(2)]
     env.close()
-    assert 0.0 < np.mean(means) < 1.5
+    assert 0.0 < np.mean(means) < 0.4
 
 
 # --------------------------------------------------------------------- physics
@@ -225,10 +223,18 @@ def test_pose_stays_at_rest_without_torque(env20):
     np.testing.assert_allclose(obs[:, 13:16], [[0, -10, 0]] * 20, atol=1e-6)
 
 
-def test_bang_bang_stays_finite_and_under_the_speed_cap():
+def test_bang_bang_stays_finite_and_capped():
+    """Full torques flipping at random: the arm stays whole and its speeds bounded.
+
+    The 7 rad/s cap acts on each body's velocity before the joints, as in PhysX, so the
+    speeds observed after the joints may pass 7 now and then (PhysX's too); the
+    projection never adds kinetic energy, which bounds them.
+    """
     env = ReacherEnvironment(num_agents=20, seed=6, verbose=False)
     rng = np.random.default_rng(6)
-    for _ in range(5):
+    caps_before = np.array(env.cap_counts)
+    speeds = []
+    for _ in range(3):
         _, infos = play_random(env, rng, bang_bang=True)
         obs = np.array([info.vector_observations for info in infos])
         assert np.isfinite(obs).all()
@@ -236,30 +242,15 @@ def test_bang_bang_stays_finite_and_under_the_speed_cap():
         shoulder = np.array([0.0, 0.02, 0.0])
         np.testing.assert_allclose(np.linalg.norm(obs[..., 0:3] - shoulder, axis=-1), 4.02, atol=1e-4)
         assert np.linalg.norm(obs[..., 13:16] - shoulder, axis=-1).max() <= 10.02 + 1e-4
-        for start in (7, 20):
-            speed = np.linalg.norm(obs[..., start:start + 3], axis=-1)
-            assert speed.max() <= 7.0 + 1e-5  # float32 transport rounding
-        assert speed.max() > 6.9  # bang-bang does reach the cap
+        speeds.append(np.linalg.norm(obs[..., [[7, 8, 9], [20, 21, 22]]], axis=-1))
         quat_norm = np.linalg.norm(obs[..., 3:7], axis=-1)
         np.testing.assert_allclose(quat_norm, 1.0, atol=1e-5)
     env.close()
-
-
-def test_angular_speed_cap_matches_mujoco_velocities():
-    """The closed-form speeds used by the cap agree with MuJoCo's own body velocities."""
-    import mujoco
-
-    env = ReacherEnvironment(num_agents=20, seed=8, verbose=False)
-    env.reset()
-    rng = np.random.default_rng(8)
-    for _ in range(300):
-        env.step(rng.uniform(-1, 1, (20, 4)))
-    m, d = env._model, env._data
-    mujoco.mj_forward(m, d)
-    for ids in (env._a_ids, env._b_ids):
-        speeds = np.linalg.norm(d.cvel[ids, :3], axis=1)
-        assert speeds.max() <= 7.0 + 1e-9
-    env.close()
+    speeds = np.concatenate(speeds)
+    capped = np.array(env.cap_counts) - caps_before
+    assert (capped > 0.2 * 3 * 1000 * 4 * 20).all()  # the cap binds on a good share of steps
+    assert np.median(speeds) < 7.0
+    assert speeds.max() < 2 * 7.0
 
 
 # ------------------------------------------------------------------ determinism
