@@ -177,8 +177,9 @@ def build_mjcf(num_agents: int, goal_size: float = 5.0, timestep: float = 0.02) 
     return f"""<mujoco model="unity_reacher_x{num_agents}">
   <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>
   <!-- Unity: 0.02 s fixed step, gravity -9.81 along y. Nothing collides or is
-       constrained: the joints are the kinematic tree itself. -->
-  <option timestep="{timestep}" gravity="0 -9.81 0" integrator="implicitfast">
+       constrained: the joints are the kinematic tree itself. MuJoCo never steps this
+       model: reacher/physics.py does, as PhysX would; MuJoCo poses and draws it. -->
+  <option timestep="{timestep}" gravity="0 -9.81 0">
     <flag contact="disable" constraint="disable"/>
   </option>
   <visual>
