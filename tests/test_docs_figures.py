@@ -1,0 +1,82 @@
+"""The figures README.md and Report.md quote are the ones in the committed result files.
+
+Each benchmark writes its raw output under benchmarks/results/ (and the committed run its
+record, checkpoint_run.json); the prose quotes them. When a benchmark is re-run, this
+test says which sentence still holds the old figure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+README = (ROOT / "README.md").read_text()
+REPORT = (ROOT / "Report.md").read_text()
+
+
+def flat(text: str) -> str:
+    """Prose with its line breaks folded, so a figure may wrap."""
+    return re.sub(r"\s+", " ", text)
+
+
+def expect(fragment: str, *docs: tuple[str, str]) -> None:
+    for name, text in docs:
+        assert fragment in flat(text), f"{name} should say {fragment!r} (from benchmarks/results/ or checkpoint_run.json)"
+
+
+def test_fidelity_figures():
+    fid = json.loads((RESULTS / "fidelity.json").read_text())
+    readme = ("README.md", README)
+    for policy in ("uniform", "gauss", "ou"):
+        p = fid["policies"][policy]
+        expect(f"**{p['score_mean']:.3f}** +- {p['score_se']:.3f}", readme)
+        expect(f"{p['physx']['score_mean']:.3f} +- {p['physx']['score_se']:.3f}", readme)
+    u = fid["policies"]["uniform"]
+    expect(f"**{u['distance_a_median']:.2f}** / **{u['distance_b_median']:.2f}**", readme)
+    expect(f"**{u['cap_fraction_a']:.3f}** / **{u['cap_fraction_b']:.3f}**", readme)
+    within = fid["recorded_episode"]["within"]
+    expect(f"for the first {within['0.01']} decisions, within 0.1 for {within['0.1']} and within 1 for {within['1.0']}", readme)
+    expect(f"already {fid['recorded_episode']['error_after_first_decision']:.1e}".replace("e-03", "e-3"), readme)
+    nudged = fid["self_divergence"]
+    expect(f"stay within 1e-2 for {nudged['0.001']['0.01']} decisions and within 0.1 for {nudged['0.001']['0.1']}", readme)
+    expect(f"(nudged by 1e-6 rad/s: {nudged['1e-06']['0.01']} and {nudged['1e-06']['0.1']})", readme)
+    const = fid["constant_path"]
+    diffs = [max(abs(a - b) for a, b in zip(row[1:], ref[1:], strict=True)) for row, ref in zip(const["built_in"], const["physx"], strict=False)]
+    expect(f"**{diffs[1]:.3f}**, {diffs[2]:.3f}", readme)
+
+
+def test_five_seed_figures():
+    bench = json.loads((RESULTS / "bench_train_5seeds.json").read_text())
+    seeds = bench["seeds"]
+    docs = [("README.md", README), ("Report.md", REPORT)]
+    expect(", ".join(str(s["solved_at"]) for s in seeds) + f": **median {bench['median_solved_at']:.0f}**", docs[0])
+    expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: **median {bench['median_wall_s']:.1f} s**", docs[0])
+    for s in seeds:
+        expect(f"| {s['seed']} | {s['solved_at']} | {s['wall_s']:.1f} s |", docs[1])
+    expect(f"**{bench['median_solved_at']:.0f}** (range {min(s['solved_at'] for s in seeds)}-{max(s['solved_at'] for s in seeds)})", docs[1])
+    expect(f"**{bench['median_wall_s']:.1f} s**", *docs)
+
+
+def test_environment_speed():
+    text = (RESULTS / "bench_env.txt").read_text()
+    rates = re.findall(r"decisions/s: median ([\d,]+)", text)
+    assert len(rates) == 2, "bench_env.txt should hold the 20-agent and the 1-agent run"
+    expect(f"{rates[0]} decisions/s", ("README.md", README), ("Report.md", REPORT))
+    expect(f"{rates[1]} decisions/s", ("README.md", README))
+
+
+def test_committed_run():
+    run = json.loads((ROOT / "checkpoint_run.json").read_text())
+    fragment = f"solved the 20-agent Reacher at episode {run['solved_at_episode']} in {run['time_to_solve_s']:.1f} s"
+    expect(fragment, ("README.md", README))
+    expect(f"episode {run['solved_at_episode']} in {run['time_to_solve_s']:.1f} s", ("Report.md", REPORT))
+
+
+@pytest.mark.parametrize("name,text", [("README.md", README), ("Report.md", REPORT)])
+def test_nothing_links_outside_the_repository(name, text):
+    assert "../shared" not in text, f"{name} points outside the repository"
