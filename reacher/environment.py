@@ -298,7 +298,10 @@ class ReacherEnvironment:
     def _sync_mujoco(self) -> None:
         """Bring MuJoCo's poses up to date with the physics, for drawing."""
         if self._mujoco_stale:
-            mujoco.mj_kinematics(self._model, self._data)
+            m, d = self._model, self._data
+            mujoco.mj_kinematics(m, d)
+            mujoco.mj_comPos(m, d)
+            mujoco.mj_camlight(m, d)  # the cameras and lights follow their bodies
             self._mujoco_stale = False
 
     def _brain_info(self, rewards: list[float], done: list[bool]) -> BrainInfo:

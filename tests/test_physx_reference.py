@@ -33,7 +33,8 @@ def reference_results(path: Path = STATS) -> dict[str, dict[str, float]]:
     for line in path.read_text().splitlines():
         if line.startswith("RESULT "):
             fields = dict(item.split("=", 1) for item in line.split()[1:])
-            out[fields.pop("policy")] = {k: float(v) for k, v in fields.items() if k not in ("iters", "joint")}
+            policy = fields.pop("policy")
+            out[policy] = {k: float(v) for k, v in fields.items() if k not in ("iters", "joint")}
     return out
 
 
