@@ -1,4 +1,4 @@
-"""Built-in re-creation of the Unity ML-Agents Reacher environment on MuJoCo.
+"""Built-in re-creation of the Unity ML-Agents Reacher environment (modelled in MuJoCo, stepped as PhysX 4.1 steps it).
 
 `ReacherEnvironment` has the interface of `unityagents.UnityEnvironment` 0.4, so
 course code runs unchanged apart from the line that creates the environment.
