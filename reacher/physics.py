@@ -142,6 +142,13 @@ def _cross(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 # ------------------------------------------------------------------ kinematics
 @njit(cache=True)
+def _pose_buffers():
+    """Scratch arrays for _kinematics: quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3."""
+    return (np.empty((2, 4)), np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3)),
+            np.empty((4, 3)), np.empty((2, 3)), np.empty(4), np.empty(3))
+
+
+@njit(cache=True)
 def _kinematics(q, body_pos, body_quat, anchor, axis, com, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3):
     """Pose of both segments for joint angles q, as MuJoCo's mj_kinematics composes it.
 
@@ -268,20 +275,13 @@ def simulate(
     capped: (2,) incremented by how many (arm, step) velocities of A and of B the 7 rad/s
     cap scaled.
     """
-    quat = np.empty((2, 4))
-    rot = np.empty((2, 3, 3))
-    origin = np.empty((2, 3))
-    centre = np.empty((2, 3))
-    axis_w = np.empty((4, 3))
-    anchor_w = np.empty((2, 3))
+    quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3 = _pose_buffers()
     jac = np.empty((12, 4))
     inertia_w = np.empty((2, 3, 3))
     inv_inertia_w = np.empty((2, 3, 3))
     mm = np.empty((4, 4))
     rhs = np.empty(4)
     qd = np.empty(4)
-    tmp4 = np.empty(4)
-    tmp3 = np.empty(3)
     inv_inertia = 1.0 / inertia
     max_sq = max_angular_speed * max_angular_speed
     for i in range(qpos.shape[0]):
@@ -337,14 +337,7 @@ def simulate(
 def observe(qpos, body_vel, body_pos, body_quat, anchor, axis, com, out):
     """out (n, >= 26): per arm A's position (capsule centre, relative to the root),
     quaternion x y z w, angular velocity, centre-of-mass velocity, then the same for B."""
-    quat = np.empty((2, 4))
-    rot = np.empty((2, 3, 3))
-    origin = np.empty((2, 3))
-    centre = np.empty((2, 3))
-    axis_w = np.empty((4, 3))
-    anchor_w = np.empty((2, 3))
-    tmp4 = np.empty(4)
-    tmp3 = np.empty(3)
+    quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3 = _pose_buffers()
     for i in range(qpos.shape[0]):
         _kinematics(qpos[i], body_pos, body_quat, anchor, axis, com, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3)
         for b in range(2):
@@ -360,11 +353,8 @@ def observe(qpos, body_vel, body_pos, body_quat, anchor, axis, com, out):
 def arm_pose_and_jacobian(arm: ArmModel, q: np.ndarray) -> dict[str, np.ndarray]:
     """The kernel's own kinematics, Jacobian and mass matrix at one pose, for checking
     them against MuJoCo's (tests) and for reading them (everything relative to the root)."""
-    quat, rot = np.empty((2, 4)), np.empty((2, 3, 3))
-    origin, centre = np.empty((2, 3)), np.empty((2, 3))
-    axis_w, anchor_w = np.empty((4, 3)), np.empty((2, 3))
+    quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3 = _pose_buffers()
     jac, inertia_w, mm = np.empty((12, 4)), np.empty((2, 3, 3)), np.empty((4, 4))
-    tmp4, tmp3 = np.empty(4), np.empty(3)
     q = np.ascontiguousarray(q, dtype=np.float64)
     _kinematics(q, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3)
     _jacobian(centre, axis_w, anchor_w, jac, tmp3)
