@@ -87,8 +87,6 @@ class ReacherEnvironment:
         self._data = mujoco.MjData(self._model)
         m = self._model
         self._roots = agent_roots(n)
-        self._a_ids = np.array([m.body(f"A{i}").id for i in range(n)])
-        self._b_ids = np.array([m.body(f"B{i}").id for i in range(n)])
         self._goal_geoms = np.array([m.geom(f"goal{i}").id for i in range(n)])
         # The per-arm (n, 4) views below need each arm's joints contiguous, in the order
         # shoulder x, shoulder z, elbow x, elbow z (one dof and one qpos entry each).
