@@ -82,3 +82,18 @@ def test_committed_run():
 @pytest.mark.parametrize("name,text", [("README.md", README), ("Report.md", REPORT)])
 def test_nothing_links_outside_the_repository(name, text):
     assert "../shared" not in text, f"{name} points outside the repository"
+
+
+def test_reference_variants_quoted_in_the_readme():
+    """The README's 'choices' table quotes the PhysX reference's variants."""
+    reference = ROOT / "tests" / "physx_reference"
+
+    def uniform_score(name: str) -> float:
+        text = (reference / name).read_text()
+        return float(re.search(r"RESULT policy=uniform .*?score_mean=(\S+)", text).group(1))
+
+    base = uniform_score("unity_6_1_1000_arm_episodes.txt")
+    iters12 = uniform_score("unity_12_12_1000_arm_episodes.txt")
+    no_base = uniform_score("unity_6_1_no_base_collider_1000_arm_episodes.txt")
+    expect(f"(uniform {base:.3f} and {iters12:.3f};", ("README.md", README))
+    expect(f"scores {no_base:.3f} against {base:.3f}", ("README.md", README))
