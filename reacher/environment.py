@@ -19,6 +19,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from reacher import observation as obs
 from reacher.brain import BrainInfo, BrainParameters
 from reacher.display import x_display_reachable
 from reacher.mjcf import (
@@ -34,7 +35,6 @@ from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 BRAIN_NAME = "ReacherBrain"
 ACADEMY_NAME = "Academy"
-OBSERVATION_SIZE = 33
 ACTION_SIZE = 4
 
 PHYSICS_DT = 0.02
@@ -61,6 +61,28 @@ class ReacherEnvironment:
 
     Only the constructor differs from code written for the Unity binary:
     `ReacherEnvironment(num_agents=20)` instead of `UnityEnvironment(file_name=...)`.
+
+    Observation, per agent (33 values, float32 values widened to float64 as the original
+    client does; names in `reacher/observation.py`; units: Unity lengths, where a segment
+    is 6 long, and seconds):
+
+    | index | quantity | frame | unit |
+    |---|---|---|---|
+    | 0-2 | upper segment (A): capsule centre | relative to the arm's root, world axes | length |
+    | 3-6 | A's rotation, quaternion x, y, z, w | world | - |
+    | 7-9 | A's angular velocity | world | rad/s |
+    | 10-12 | A's velocity (centre of mass) | world | length/s |
+    | 13-15 | lower segment (B): capsule centre | relative to the root, world axes | length |
+    | 16-19 | B's rotation, quaternion x, y, z, w | world | - |
+    | 20-22 | B's angular velocity | world | rad/s |
+    | 23-25 | B's velocity at its centre of mass (the hand shifts it 1.45 towards the tip) | world | length/s |
+    | 26-28 | goal centre | relative to the root, world axes | length |
+    | 29-31 | the hand in B's own frame: always (0, 1, 0) | B | - |
+    | 32 | goal speed | - | degrees per physics step |
+
+    Action, per agent: 4 values, clipped to [-1, 1]: torques 150 (a0, 0, a1) on A and
+    150 (a2, 0, a3) on B about world axes. Reward: 0.01 per physics step (4 per decision)
+    with the hand within reach of the goal. An episode is 1000 decisions.
     """
 
     def __init__(
@@ -104,8 +126,8 @@ class ReacherEnvironment:
         self._goal_speed = np.zeros(n)  # degrees per physics step
         self._goal_track = np.empty((PHYSICS_STEPS_PER_DECISION, n, 3))
         self._goal = np.zeros((n, 3))  # relative to each root
-        self._obs = np.zeros((n, OBSERVATION_SIZE))
-        self._obs[:, 30] = 1.0  # the hand in B's local frame: constant (0, 1, 0)
+        self._obs = np.zeros((n, obs.OBSERVATION_SIZE))
+        self._obs[:, obs.HAND_LOCAL + 1] = 1.0  # the hand in B's local frame: constant (0, 1, 0)
         self._last_actions = np.zeros((n, ACTION_SIZE))
         self._drag_factor = max(0.0, 1.0 - ANGULAR_DRAG * PHYSICS_DT)
         self._cap_counts = np.zeros(2, dtype=np.int64)  # (arm, step) velocities of A, B the cap scaled
@@ -126,7 +148,7 @@ class ReacherEnvironment:
         self.brains = {
             BRAIN_NAME: BrainParameters(
                 brain_name=BRAIN_NAME,
-                vector_observation_space_size=OBSERVATION_SIZE,
+                vector_observation_space_size=obs.OBSERVATION_SIZE,
                 num_stacked_vector_observations=1,
                 vector_action_space_size=ACTION_SIZE,
                 vector_action_descriptions=["", "", "", ""],
@@ -289,8 +311,8 @@ class ReacherEnvironment:
         """Fill the 33 values per agent in the original's order and frames."""
         a = self._arm
         observe(self._qpos, self._body_vel, a.body_pos, a.body_quat, a.anchor, a.axis, a.com, self._obs)
-        self._obs[:, 26:29] = self._goal
-        self._obs[:, 32] = self._goal_speed
+        self._obs[:, obs.GOAL:obs.GOAL + 3] = self._goal
+        self._obs[:, obs.GOAL_SPEED] = self._goal_speed
         self._mujoco_stale = True
 
     def _sync_mujoco(self) -> None:

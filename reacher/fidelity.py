@@ -24,6 +24,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from reacher import observation as obs
 from reacher.environment import (
     ANGULAR_DRAG,
     BRAIN_NAME,
@@ -39,6 +40,8 @@ from reacher.mjcf import GOAL_HEIGHT, GOAL_RADIUS, HAND_RADIUS, build_mjcf
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 POLICIES = ("uniform", "gauss", "ou")
+A_CENTRE = slice(obs.A + obs.POSITION, obs.A + obs.POSITION + 3)
+B_CENTRE = slice(obs.B + obs.POSITION, obs.B + obs.POSITION + 3)
 REST_A = np.array([0.0, -4.0, 0.0])
 REST_B = np.array([0.0, -10.0, 0.0])
 DISTANCE_DECISION = 50  # the reference measures how far the segments moved after this many decisions
@@ -92,9 +95,9 @@ def measure_policy(policy: str, episodes: int, num_agents: int = 20, seed: int =
                 info = env.step(actions[t])[BRAIN_NAME]
                 total += info.rewards
                 if t + 1 == DISTANCE_DECISION:
-                    obs = info.vector_observations
-                    dist_a.append(np.linalg.norm(obs[:, 0:3] - REST_A, axis=1))
-                    dist_b.append(np.linalg.norm(obs[:, 13:16] - REST_B, axis=1))
+                    o = info.vector_observations
+                    dist_a.append(np.linalg.norm(o[:, A_CENTRE] - REST_A, axis=1))
+                    dist_b.append(np.linalg.norm(o[:, B_CENTRE] - REST_B, axis=1))
             scores.append(total)
             capped += np.array(env.cap_counts) - caps_before
     finally:
@@ -117,12 +120,12 @@ def constant_torque_path(decisions: int = 150, every: int = 15) -> np.ndarray:
     """Rows (decision, A x y z, B x y z) under action (1, 0, 0, 0) from rest, one arm."""
     env = ReacherEnvironment(num_agents=1, seed=0, verbose=False)
     try:
-        obs = env.reset(train_mode=True)[BRAIN_NAME].vector_observations
-        rows = [np.r_[0, obs[0, 0:3], obs[0, 13:16]]]
+        o = env.reset(train_mode=True)[BRAIN_NAME].vector_observations
+        rows = [np.r_[0, o[0, A_CENTRE], o[0, B_CENTRE]]]
         for t in range(1, decisions + 1):
-            obs = env.step([[1.0, 0.0, 0.0, 0.0]])[BRAIN_NAME].vector_observations
+            o = env.step([[1.0, 0.0, 0.0, 0.0]])[BRAIN_NAME].vector_observations
             if t % every == 0:
-                rows.append(np.r_[t, obs[0, 0:3], obs[0, 13:16]])
+                rows.append(np.r_[t, o[0, A_CENTRE], o[0, B_CENTRE]])
     finally:
         env.close()
     return np.array(rows)
@@ -173,7 +176,7 @@ def replay(episode: RecordedEpisode, velocity_nudge: float = 0.0) -> tuple[np.nd
     qpos, qvel, body_vel = np.zeros((1, 4)), np.zeros((1, 4)), np.zeros((1, BODY_VELOCITY_SIZE))
     body_vel[0, 6] = velocity_nudge
     counts, capped = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    obs = np.zeros((decisions, 33))
+    obs_out = np.zeros((decisions, obs.OBSERVATION_SIZE))
     rewards = np.zeros(decisions)
     reach = HAND_RADIUS + 2.5
     actions = np.clip(episode.actions, -1.0, 1.0)
@@ -182,9 +185,10 @@ def replay(episode: RecordedEpisode, velocity_nudge: float = 0.0) -> tuple[np.nd
     for t in range(decisions):
         rad = np.radians(goal_deg + episode.goal_speed * steps)
         goals = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)
-        observe(qpos, body_vel, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, obs[t:t + 1])
-        obs[t, 26:29] = goals[0]
-        obs[t, 29:33] = (0.0, 1.0, 0.0, episode.goal_speed)
+        observe(qpos, body_vel, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, obs_out[t:t + 1])
+        obs_out[t, obs.GOAL:obs.GOAL + 3] = goals[0]
+        obs_out[t, obs.HAND_LOCAL:obs.HAND_LOCAL + 3] = (0.0, 1.0, 0.0)
+        obs_out[t, obs.GOAL_SPEED] = episode.goal_speed
         torque = np.zeros((1, 2, 3))
         torque[0, :, 0] = TORQUE_SCALE * actions[t, 0::2]
         torque[0, :, 2] = TORQUE_SCALE * actions[t, 1::2]
@@ -193,7 +197,7 @@ def replay(episode: RecordedEpisode, velocity_nudge: float = 0.0) -> tuple[np.nd
                  PHYSICS_DT, GRAVITY, 1.0 - ANGULAR_DRAG * PHYSICS_DT, MAX_ANGULAR_SPEED)  # fmt: skip
         rewards[t] = 0.01 * counts[0]
         goal_deg += episode.goal_speed * PHYSICS_STEPS_PER_DECISION
-    return obs, rewards
+    return obs_out, rewards
 
 
 TOLERANCES = (1e-3, 1e-2, 1e-1, 1.0)
@@ -201,7 +205,6 @@ TOLERANCES = (1e-3, 1e-2, 1e-1, 1.0)
 
 def horizon(a: np.ndarray, b: np.ndarray, tolerances: tuple[float, ...] = TOLERANCES) -> Horizon:
     """Leading decisions over which two observation sequences keep A's and B's centres together."""
-    centres = [0, 1, 2, 13, 14, 15]
-    error = np.abs(a[:, centres] - b[:, centres]).max(axis=1)
+    error = np.maximum(np.abs(a[:, A_CENTRE] - b[:, A_CENTRE]).max(axis=1), np.abs(a[:, B_CENTRE] - b[:, B_CENTRE]).max(axis=1))
     within = {tol: int(np.argmin(error <= tol)) if (error > tol).any() else len(error) for tol in tolerances}
     return Horizon(decisions=len(error), within=within, position_error=error)

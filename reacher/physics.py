@@ -45,6 +45,8 @@ import mujoco
 import numpy as np
 from numba import njit
 
+from reacher import observation as obs
+
 # Body velocity layout per arm: A's angular, A's linear (centre of mass), B's angular, B's linear.
 BODY_VELOCITY_SIZE = 12
 
@@ -341,13 +343,14 @@ def observe(qpos, body_vel, body_pos, body_quat, anchor, axis, com, out):
     for i in range(qpos.shape[0]):
         _kinematics(qpos[i], body_pos, body_quat, anchor, axis, com, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3)
         for b in range(2):
-            o = 13 * b
-            out[i, o:o + 3] = origin[b]
-            out[i, o + 3] = quat[b, 1]
-            out[i, o + 4] = quat[b, 2]
-            out[i, o + 5] = quat[b, 3]
-            out[i, o + 6] = quat[b, 0]
-            out[i, o + 7:o + 13] = body_vel[i, 6 * b:6 * b + 6]
+            o = obs.A + obs.SEGMENT_SIZE * b
+            out[i, o + obs.POSITION:o + obs.POSITION + 3] = origin[b]
+            out[i, o + obs.QUATERNION] = quat[b, 1]
+            out[i, o + obs.QUATERNION + 1] = quat[b, 2]
+            out[i, o + obs.QUATERNION + 2] = quat[b, 3]
+            out[i, o + obs.QUATERNION + 3] = quat[b, 0]
+            out[i, o + obs.ANGULAR_VELOCITY:o + obs.ANGULAR_VELOCITY + 3] = body_vel[i, 6 * b:6 * b + 3]
+            out[i, o + obs.LINEAR_VELOCITY:o + obs.LINEAR_VELOCITY + 3] = body_vel[i, 6 * b + 3:6 * b + 6]
 
 
 def arm_pose_and_jacobian(arm: ArmModel, q: np.ndarray) -> dict[str, np.ndarray]:
