@@ -26,12 +26,12 @@ import numpy as np
 # Imported first on purpose: reacher picks a headless GL backend (MUJOCO_GL) before
 # anything imports mujoco.
 from reacher import ReacherEnvironment
+from reacher.environment import EPISODE_DECISIONS
 from train import positive_int
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 DEFAULT_ACTOR = PROJECT_ROOT / "checkpoint_actor.pth"
 DEFAULT_CRITIC = PROJECT_ROOT / "checkpoint_critic.pth"
-EPISODE_DECISIONS = 1000
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
 DECISIONS_PER_SECOND = 12.5
 # The built-in model's offscreen framebuffer (reacher/mjcf.py: <global offwidth offheight>).

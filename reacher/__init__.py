@@ -12,7 +12,7 @@ pick_headless_gl()
 
 # Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).
 _EXPORTS = {
-    "BRAIN_NAME": "reacher.environment",
+    "BRAIN_NAME": "reacher.brain",
     "ReacherEnvironment": "reacher.environment",
     "BrainInfo": "reacher.brain",
     "BrainParameters": "reacher.brain",

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+BRAIN_NAME = "ReacherBrain"
+ACADEMY_NAME = "Academy"
+
 
 @dataclass
 class BrainParameters:

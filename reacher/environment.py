@@ -20,7 +20,7 @@ import mujoco
 import numpy as np
 
 from reacher import observation as obs
-from reacher.brain import BrainInfo, BrainParameters
+from reacher.brain import ACADEMY_NAME, BRAIN_NAME, BrainInfo, BrainParameters
 from reacher.display import x_display_reachable
 from reacher.mjcf import (
     GOAL_HEIGHT,
@@ -33,8 +33,6 @@ from reacher.mjcf import (
 )
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
-BRAIN_NAME = "ReacherBrain"
-ACADEMY_NAME = "Academy"
 ACTION_SIZE = 4
 
 PHYSICS_DT = 0.02
@@ -399,11 +397,6 @@ class ReacherEnvironment:
         except Exception as error:  # no usable display: keep running without a window
             print(f"Reacher: no interactive viewer ({error}); use env.render() for frames")
             self._viewer = None
-
-    @property
-    def viewer_open(self) -> bool:
-        """True while the live viewer window (train_mode=False on a display) is showing."""
-        return self._viewer is not None and self._viewer.is_running()
 
     def _close_viewer(self) -> None:
         """Close the window and wait for its drawing thread: exiting while it still

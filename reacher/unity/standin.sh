@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the stand-in for the Unity Reacher binary (reacher/unity_standin.py) with this
+# Runs the stand-in for the Unity Reacher binary (reacher/unity/standin.py) with this
 # project's own Python, whatever venv the launching unityagents client runs in.
 # Usage: standin.sh [--num-agents N] [--port P] [Unity flags, ignored]
 # Environment: REACHER_PYTHON overrides the interpreter (default: <project>/.venv/bin/python).
@@ -18,4 +18,4 @@ unset PYTHONHOME PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION
 PYTHONPATH=$root
 PYTHONNOUSERSITE=1
 export PYTHONPATH PYTHONNOUSERSITE
-exec "$python" -m reacher.unity_standin "$@"
+exec "$python" -m reacher.unity.standin "$@"

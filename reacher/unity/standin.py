@@ -2,7 +2,7 @@
 unityagents 0.4 client over its own gRPC protocol, so old code runs unchanged.
 
 The client launches `Reacher_Linux_NoVis/Reacher.x86_64 --port N`; that script runs this
-module (`python -m reacher.unity_standin`). As in the original, the binary is the gRPC
+module (`python -m reacher.unity.standin`). As in the original, the binary is the gRPC
 *client*: it sends its output with `UnityToExternal/Exchange` and each reply carries the
 next command (handshake, then reset, step or close). Errors go back with a non-200 status
 and the reason in `header.message` (the client turns them into an exception), and are
@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from reacher import unity_protocol as proto
+from reacher.brain import ACADEMY_NAME, BRAIN_NAME
+from reacher.unity import protocol as proto
 
-BRAIN_NAME = "ReacherBrain"
-ACADEMY_NAME = "Academy"
 STATUS_OK = 200
 STATUS_BAD_INPUT = 400
 STATUS_INTERNAL = 500
