@@ -26,16 +26,17 @@ import numpy as np
 # Imported first on purpose: reacher picks a headless GL backend (MUJOCO_GL) before
 # anything imports mujoco.
 from reacher import ReacherEnvironment
-from reacher.environment import EPISODE_DECISIONS
+from reacher.environment import EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
+from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH
 from train import positive_int
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 DEFAULT_ACTOR = PROJECT_ROOT / "checkpoint_actor.pth"
 DEFAULT_CRITIC = PROJECT_ROOT / "checkpoint_critic.pth"
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
-DECISIONS_PER_SECOND = 12.5
-# The built-in model's offscreen framebuffer (reacher/mjcf.py: <global offwidth offheight>).
-MAX_WIDTH, MAX_HEIGHT = 1280, 720
+DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
+# The built-in model's offscreen framebuffer.
+MAX_WIDTH, MAX_HEIGHT = OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT
 VIDEO_SUFFIXES = (".mp4", ".gif")
 
 FrameSink = Callable[[np.ndarray], None]

@@ -93,7 +93,7 @@ def test_record_video_rejects_other_formats(checkpoints, tmp_path):
         (["--episodes", "two"], "argument --episodes: expected a positive integer, got 'two'"),
         (["--steps", "1001"], "--steps must be at most 1000"),
         (["--fps", "-5"], "argument --fps: expected a positive number, got -5"),
-        (["--width", "2000"], "at most 1280x720"),
+        (["--width", "2000"], "at most 1920x1080"),
         (["--width", "161"], "even width and height"),
     ],
 )
