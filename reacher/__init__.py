@@ -10,6 +10,23 @@ from reacher.display import pick_headless_gl
 
 pick_headless_gl()
 
+GYMNASIUM_ID = "UnityReacher-v0"
+
+
+def _register_with_gymnasium() -> None:
+    """`gymnasium.make(GYMNASIUM_ID)` and `make_vec` (reacher/gym_env.py). Entry points are
+    strings, so nothing heavy is imported until an environment is made."""
+    try:
+        import gymnasium
+    except ImportError:  # the old course venv the genuine Unity client runs in has none
+        return
+    if GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYMNASIUM_ID, entry_point="reacher.gym_env:ReacherGymEnv",
+                           vector_entry_point="reacher.gym_env:ReacherVectorEnv")
+
+
+_register_with_gymnasium()
+
 # Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).
 _EXPORTS = {
     "BRAIN_NAME": "reacher.brain",

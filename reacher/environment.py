@@ -161,6 +161,16 @@ class ReacherEnvironment:
     def reset_parameters(self) -> dict[str, float]:
         return dict(self._reset_parameters)
 
+    def seed_goals(self, seed: int) -> None:
+        """Re-seed the goals' start angles and speeds (the task's only random draws): the
+        arms restart, and from the next `reset` on the goals are those of a new
+        `ReacherEnvironment(seed=seed)`."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        self._check_open()
+        self._rng = np.random.default_rng(int(seed))
+        self._restart_arms()  # the draw the constructor makes
+
     @property
     def cap_counts(self) -> tuple[int, int]:
         """How many times since construction the 7 rad/s cap scaled the upper segment's
