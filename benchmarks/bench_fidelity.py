@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -27,30 +26,21 @@ sys.path.insert(0, str(ROOT))
 
 from reacher.fidelity import (  # noqa: E402
     POLICIES,
+    REFERENCE_POLICY_NAMES,
     TOLERANCES,
     constant_torque_path,
     horizon,
     measure_policy,
     read_recorded_episode,
+    read_reference_cap_fractions,
+    read_reference_constant_path,
+    read_reference_results,
     replay,
 )
 
 REFERENCE = ROOT / "tests" / "physx_reference"
-REFERENCE_NAME = {"uniform": "uniform", "gauss": "gauss_clip", "ou": "ou"}
-
-
-def reference_figures() -> dict:
-    stats = {}
-    for line in (REFERENCE / "unity_6_1_1000_arm_episodes.txt").read_text().splitlines():
-        if line.startswith("RESULT "):
-            fields = dict(item.split("=", 1) for item in line.split()[1:])
-            stats[fields["policy"]] = fields
-    text = (REFERENCE / "unity_6_1_100_arm_episodes_and_const.txt").read_text()
-    caps = {}
-    for name, a, b in re.findall(r"^policy=(\S+)\s.*?frac_steps A=(\S+) B=(\S+)", text, re.S | re.M):
-        caps[name] = (float(a), float(b))
-    const = [[float(x) for x in m] for m in re.findall(r"\s*(\d+) \|\s*(\S+)\s+(\S+)\s+(\S+) \|\s*(\S+)\s+(\S+)\s+(\S+) \|", text)]
-    return {"stats": stats, "caps": caps, "const": const}
+STATS = REFERENCE / "unity_6_1_1000_arm_episodes.txt"
+CAPS_AND_CONST = REFERENCE / "unity_6_1_100_arm_episodes_and_const.txt"
 
 
 def main() -> None:
@@ -59,7 +49,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
-    ref = reference_figures()
+    reference = read_reference_results(STATS)
     out: dict = {"command": " ".join(["python", "benchmarks/bench_fidelity.py", *sys.argv[1:]]), "policies": {}}
     print(f"# {out['command']}")
     print(f"# {args.episodes} episodes x 20 arms per policy, seed {args.seed}; PhysX figures from tests/physx_reference/")
@@ -69,18 +59,18 @@ def main() -> None:
     for policy in POLICIES:
         start = time.perf_counter()
         s = measure_policy(policy, episodes=args.episodes, seed=args.seed)
-        r = ref["stats"][REFERENCE_NAME[policy]]
+        r = reference[REFERENCE_POLICY_NAMES[policy]]
         print(f"{policy:8} {s.arm_episodes:>12} {s.score_mean:>8.3f} +- {s.score_se:.3f} "
-              f"{float(r['score_mean']):>8.3f} +- {float(r['score_se']):.3f} | {s.distance_a_median:>11.2f} {float(r['dA50_med']):>6.2f} "
-              f"{s.distance_b_median:>11.2f} {float(r['dB50_med']):>6.2f} | {s.cap_fraction_a:>6.3f} {s.cap_fraction_b:>6.3f}"
+              f"{r['score_mean']:>8.3f} +- {r['score_se']:.3f} | {s.distance_a_median:>11.2f} {r['dA50_med']:>6.2f} "
+              f"{s.distance_b_median:>11.2f} {r['dB50_med']:>6.2f} | {s.cap_fraction_a:>6.3f} {s.cap_fraction_b:>6.3f}"
               f"   ({time.perf_counter() - start:.1f} s)")
-        out["policies"][policy] = {**s.__dict__, "physx": {k: float(v) for k, v in r.items() if k not in ("policy", "iters", "joint")}}
-    caps = ref["caps"]["uniform"]
+        out["policies"][policy] = {**s.__dict__, "physx": r}
+    caps = read_reference_cap_fractions(CAPS_AND_CONST)["uniform"]
     print(f"PhysX's cap under uniform actions: A {caps[0]:.3f}, B {caps[1]:.3f} of physics steps")
     out["physx_cap_uniform"] = caps
 
     path = constant_torque_path(decisions=150, every=15)
-    physx = np.array(ref["const"])
+    physx = read_reference_constant_path(CAPS_AND_CONST)
     print("\nconstant action (1, 0, 0, 0) from rest, arm 0: capsule centres (built-in | PhysX)")
     print(f"{'dec':>4} | {'A y':>7} {'A z':>7} {'B y':>7} {'B z':>7} | {'A y':>7} {'A z':>7} {'B y':>7} {'B z':>7} | max diff")
     for row, prow in zip(path, physx, strict=True):

@@ -18,6 +18,7 @@ Action sequences, per arm and decision (each held for the decision's 4 physics s
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from reacher.mjcf import GOAL_HEIGHT, GOAL_RADIUS, HAND_RADIUS, build_mjcf
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 POLICIES = ("uniform", "gauss", "ou")
+REFERENCE_POLICY_NAMES = {"uniform": "uniform", "gauss": "gauss_clip", "ou": "ou"}  # the reference's names
 A_CENTRE = slice(obs.A + obs.POSITION, obs.A + obs.POSITION + 3)
 B_CENTRE = slice(obs.B + obs.POSITION, obs.B + obs.POSITION + 3)
 REST_A = np.array([0.0, -4.0, 0.0])
@@ -59,6 +61,30 @@ class PolicyStats:
     distance_b_median: float
     cap_fraction_a: float  # share of (arm, physics step) pairs on which the 7 rad/s cap scaled A
     cap_fraction_b: float
+
+
+def read_reference_results(path: Path) -> dict[str, dict[str, float]]:
+    """The figures of a reference output file's RESULT lines, by the reference's policy name."""
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("RESULT "):
+            fields = dict(item.split("=", 1) for item in line.split()[1:])
+            policy = fields.pop("policy")
+            out[policy] = {k: float(v) for k, v in fields.items() if k not in ("iters", "joint")}
+    return out
+
+
+def read_reference_cap_fractions(path: Path) -> dict[str, tuple[float, float]]:
+    """Per policy, the share of physics steps on which PhysX's cap scaled A and B."""
+    text = Path(path).read_text()
+    found = re.findall(r"^policy=(\S+)\s.*?frac_steps A=(\S+) B=(\S+)", text, re.S | re.M)
+    return {name: (float(a), float(b)) for name, a, b in found}
+
+
+def read_reference_constant_path(path: Path) -> np.ndarray:
+    """Rows (decision, A x y z, B x y z) of a reference file's constant-torque table."""
+    row = re.compile(r"\s*(\d+) \|\s*(\S+)\s+(\S+)\s+(\S+) \|\s*(\S+)\s+(\S+)\s+(\S+) \|")
+    return np.array([[float(x) for x in m.groups()] for line in Path(path).read_text().splitlines() if (m := row.match(line))])
 
 
 def policy_actions(policy: str, rng: np.random.Generator, num_agents: int, decisions: int) -> np.ndarray:

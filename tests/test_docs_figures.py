@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from reacher.fidelity import read_reference_results
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 README = (ROOT / "README.md").read_text()
@@ -89,8 +91,7 @@ def test_reference_variants_quoted_in_the_readme():
     reference = ROOT / "tests" / "physx_reference"
 
     def uniform_score(name: str) -> float:
-        text = (reference / name).read_text()
-        return float(re.search(r"RESULT policy=uniform .*?score_mean=(\S+)", text).group(1))
+        return read_reference_results(reference / name)["uniform"]["score_mean"]
 
     base = uniform_score("unity_6_1_1000_arm_episodes.txt")
     iters12 = uniform_score("unity_12_12_1000_arm_episodes.txt")

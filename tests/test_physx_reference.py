@@ -9,43 +9,30 @@ within 20%; the constant-torque path within 0.05 through decision 30.
 from __future__ import annotations
 
 import csv
-import re
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from reacher.fidelity import constant_torque_path, horizon, measure_policy, read_recorded_episode, replay
+from reacher.fidelity import (
+    REFERENCE_POLICY_NAMES,
+    constant_torque_path,
+    horizon,
+    measure_policy,
+    read_recorded_episode,
+    read_reference_cap_fractions,
+    read_reference_constant_path,
+    read_reference_results,
+    replay,
+)
 
 DATA = Path(__file__).parent / "physx_reference"
 STATS = DATA / "unity_6_1_1000_arm_episodes.txt"
 CONST = DATA / "unity_6_1_100_arm_episodes_and_const.txt"
 EPISODE = DATA / "uniform_episode_unity_joint.csv"
-REFERENCE_NAME = {"uniform": "uniform", "gauss": "gauss_clip", "ou": "ou"}
 SCORE_TOLERANCE = {"uniform": 0.04, "gauss": 0.04, "ou": 0.10}
 EPISODES = 20  # x 20 arms = 400 arm-episodes
-
-
-def reference_results(path: Path = STATS) -> dict[str, dict[str, float]]:
-    """The RESULT lines of a reference output file, by policy."""
-    out = {}
-    for line in path.read_text().splitlines():
-        if line.startswith("RESULT "):
-            fields = dict(item.split("=", 1) for item in line.split()[1:])
-            policy = fields.pop("policy")
-            out[policy] = {k: float(v) for k, v in fields.items() if k not in ("iters", "joint")}
-    return out
-
-
-def reference_constant_path(path: Path = CONST) -> np.ndarray:
-    """Rows (decision, A x y z, B x y z) of the constant-torque table."""
-    rows = []
-    for line in path.read_text().splitlines():
-        m = re.match(r"\s*(\d+) \|\s*(\S+)\s+(\S+)\s+(\S+) \|\s*(\S+)\s+(\S+)\s+(\S+) \|", line)
-        if m:
-            rows.append([float(x) for x in m.groups()])
-    return np.array(rows)
 
 
 @cache
@@ -55,14 +42,14 @@ def ours(policy: str):
 
 @pytest.mark.parametrize("policy", ["uniform", "gauss", "ou"])
 def test_random_policies_score_as_in_physx(policy):
-    ref = reference_results()[REFERENCE_NAME[policy]]
+    ref = read_reference_results(STATS)[REFERENCE_POLICY_NAMES[policy]]
     stats = ours(policy)
     assert stats.arm_episodes >= 400
     assert abs(stats.score_mean - ref["score_mean"]) <= SCORE_TOLERANCE[policy], (stats, ref)
 
 
 def test_segments_move_as_far_as_in_physx_after_50_uniform_decisions():
-    ref = reference_results()["uniform"]
+    ref = read_reference_results(STATS)["uniform"]
     stats = ours("uniform")
     assert stats.distance_a_median == pytest.approx(ref["dA50_med"], rel=0.2)
     assert stats.distance_b_median == pytest.approx(ref["dB50_med"], rel=0.2)
@@ -70,16 +57,14 @@ def test_segments_move_as_far_as_in_physx_after_50_uniform_decisions():
 
 def test_the_cap_fires_as_often_as_in_physx():
     """PhysX's own count of clamped steps under uniform actions (about 37% for A, 28% for B)."""
-    text = STATS.parent.joinpath("unity_6_1_100_arm_episodes_and_const.txt").read_text()
-    m = re.search(r"^policy=uniform .*?frac_steps A=(\S+) B=(\S+)", text, re.S | re.M)
-    frac_a, frac_b = float(m.group(1)), float(m.group(2))
+    frac_a, frac_b = read_reference_cap_fractions(CONST)["uniform"]
     stats = ours("uniform")
     assert stats.cap_fraction_a == pytest.approx(frac_a, abs=0.05)
     assert stats.cap_fraction_b == pytest.approx(frac_b, abs=0.05)
 
 
 def test_constant_torque_path_follows_physx_through_decision_30():
-    ref = reference_constant_path()
+    ref = read_reference_constant_path(CONST)
     path = constant_torque_path(decisions=30, every=15)
     np.testing.assert_array_equal(path[:, 0], ref[:3, 0])
     np.testing.assert_allclose(path[:, 1:], ref[:3, 1:], atol=0.05)
@@ -101,7 +86,7 @@ def test_recorded_uniform_episode_is_followed_until_chaos_takes_over():
 
 def test_reference_files_are_the_documented_ones():
     """The tests above read these figures: guard against a truncated or swapped file."""
-    ref = reference_results()
+    ref = read_reference_results(STATS)
     assert ref["uniform"]["score_mean"] == pytest.approx(0.1613)
     assert ref["gauss_clip"]["score_mean"] == pytest.approx(0.1217)
     assert ref["ou"]["score_mean"] == pytest.approx(0.7480)
