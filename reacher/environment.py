@@ -45,6 +45,28 @@ GRAVITY = -9.81  # along y, Unity's default
 REWARD_PER_PHYSICS_STEP = 0.01
 
 DEFAULT_RESET_PARAMETERS = {"goal_speed": 1.0, "goal_size": 5.0}
+DRAG_FACTOR = max(0.0, 1.0 - ANGULAR_DRAG * PHYSICS_DT)  # PhysX's angular damping per physics step
+
+
+def goal_offsets(angle_deg: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Goal centres relative to their roots for angles (degrees) of shape (...): (8 sin, -1, 8 cos)."""
+    if out is None:
+        out = np.empty((*np.shape(angle_deg), 3))
+    rad = np.radians(angle_deg)
+    np.sin(rad, out=out[..., 0])
+    np.cos(rad, out=out[..., 2])
+    out[..., 0] *= GOAL_RADIUS
+    out[..., 2] *= GOAL_RADIUS
+    out[..., 1] = GOAL_HEIGHT
+    return out
+
+
+def world_torques(actions: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Actions (n, 4) in [-1, 1] as the world torques (n, 2, 3) on A and B: 150 (a0, 0, a1), 150 (a2, 0, a3)."""
+    out[:, :, 0] = TORQUE_SCALE * actions[:, 0::2]
+    out[:, :, 1] = 0.0
+    out[:, :, 2] = TORQUE_SCALE * actions[:, 1::2]
+    return out
 
 _NEEDS_GL = (
     "Rendering needs an OpenGL backend and none could be started ({error}). "
@@ -127,7 +149,6 @@ class ReacherEnvironment:
         self._obs = np.zeros((n, obs.OBSERVATION_SIZE))
         self._obs[:, obs.HAND_LOCAL + 1] = 1.0  # the hand in B's local frame: constant (0, 1, 0)
         self._last_actions = np.zeros((n, ACTION_SIZE))
-        self._drag_factor = max(0.0, 1.0 - ANGULAR_DRAG * PHYSICS_DT)
         self._cap_counts = np.zeros(2, dtype=np.int64)  # (arm, step) velocities of A, B the cap scaled
         self._mujoco_stale = True
         self._decisions = 0
@@ -279,35 +300,19 @@ class ReacherEnvironment:
         self._last_actions = np.zeros((n, ACTION_SIZE))
         self._decisions = 0
         self._episode_over = False
-        self._goal = self._goal_offsets(self._goal_angle)
+        self._goal = goal_offsets(self._goal_angle)
         d.mocap_pos[:] = self._goal + self._roots
         self._observe()
 
-    @staticmethod
-    def _goal_offsets(angle_deg: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Goal centres relative to their roots for angles (degrees) of shape (..., n): (8 sin, -1, 8 cos)."""
-        if out is None:
-            out = np.empty((*np.shape(angle_deg), 3))
-        rad = np.radians(angle_deg)
-        np.sin(rad, out=out[..., 0])
-        np.cos(rad, out=out[..., 2])
-        out[..., 0] *= GOAL_RADIUS
-        out[..., 2] *= GOAL_RADIUS
-        out[..., 1] = GOAL_HEIGHT
-        return out
-
     def _simulate(self, actions: np.ndarray) -> np.ndarray:
         """Run the 4 physics steps of one decision; returns the rewarded steps per agent."""
-        self._torque[:, :, 0] = TORQUE_SCALE * actions[:, 0::2]
-        self._torque[:, :, 2] = TORQUE_SCALE * actions[:, 1::2]
+        world_torques(actions, out=self._torque)
         angles = self._goal_angle + self._substeps * self._goal_speed
-        goals = self._goal_offsets(angles, out=self._goal_track)
+        goals = goal_offsets(angles, out=self._goal_track)
         reach = HAND_RADIUS + 0.5 * self._reset_parameters["goal_size"]
-        a = self._arm
         simulate(
             self._qpos, self._qvel, self._body_vel, self._torque, goals, reach * reach, self._counts, self._cap_counts,
-            a.body_pos, a.body_quat, a.anchor, a.axis, a.com, a.inertia, a.mass, a.hand,
-            PHYSICS_DT, GRAVITY, self._drag_factor, MAX_ANGULAR_SPEED,
+            *self._arm.arrays, PHYSICS_DT, GRAVITY, DRAG_FACTOR, MAX_ANGULAR_SPEED,
         )  # fmt: skip
         self._goal_angle = angles[-1]
         self._goal = goals[-1].copy()
@@ -317,8 +322,7 @@ class ReacherEnvironment:
 
     def _observe(self) -> None:
         """Fill the 33 values per agent in the original's order and frames."""
-        a = self._arm
-        observe(self._qpos, self._body_vel, a.body_pos, a.body_quat, a.anchor, a.axis, a.com, self._obs)
+        observe(self._qpos, self._body_vel, *self._arm.pose_arrays, self._obs)
         self._obs[:, obs.GOAL:obs.GOAL + 3] = self._goal
         self._obs[:, obs.GOAL_SPEED] = self._goal_speed
         self._mujoco_stale = True

@@ -27,17 +27,20 @@ import numpy as np
 
 from reacher import observation as obs
 from reacher.environment import (
-    ANGULAR_DRAG,
     BRAIN_NAME,
+    DEFAULT_RESET_PARAMETERS,
+    DRAG_FACTOR,
     EPISODE_DECISIONS,
     GRAVITY,
     MAX_ANGULAR_SPEED,
     PHYSICS_DT,
     PHYSICS_STEPS_PER_DECISION,
-    TORQUE_SCALE,
+    REWARD_PER_PHYSICS_STEP,
     ReacherEnvironment,
+    goal_offsets,
+    world_torques,
 )
-from reacher.mjcf import GOAL_HEIGHT, GOAL_RADIUS, HAND_RADIUS, build_mjcf
+from reacher.mjcf import HAND_RADIUS, build_mjcf
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 POLICIES = ("uniform", "gauss", "ou")
@@ -204,24 +207,21 @@ def replay(episode: RecordedEpisode, velocity_nudge: float = 0.0) -> tuple[np.nd
     counts, capped = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
     obs_out = np.zeros((decisions, obs.OBSERVATION_SIZE))
     rewards = np.zeros(decisions)
-    reach = HAND_RADIUS + 2.5
+    reach = HAND_RADIUS + 0.5 * DEFAULT_RESET_PARAMETERS["goal_size"]
     actions = np.clip(episode.actions, -1.0, 1.0)
     goal_deg = episode.goal_deg
     steps = np.arange(0, PHYSICS_STEPS_PER_DECISION + 1)
+    torque = np.zeros((1, 2, 3))
     for t in range(decisions):
-        rad = np.radians(goal_deg + episode.goal_speed * steps)
-        goals = np.stack([GOAL_RADIUS * np.sin(rad), np.full_like(rad, GOAL_HEIGHT), GOAL_RADIUS * np.cos(rad)], axis=-1)
-        observe(qpos, body_vel, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, obs_out[t:t + 1])
+        goals = goal_offsets(goal_deg + episode.goal_speed * steps)
+        observe(qpos, body_vel, *arm.pose_arrays, obs_out[t:t + 1])
         obs_out[t, obs.GOAL:obs.GOAL + 3] = goals[0]
         obs_out[t, obs.HAND_LOCAL:obs.HAND_LOCAL + 3] = (0.0, 1.0, 0.0)
         obs_out[t, obs.GOAL_SPEED] = episode.goal_speed
-        torque = np.zeros((1, 2, 3))
-        torque[0, :, 0] = TORQUE_SCALE * actions[t, 0::2]
-        torque[0, :, 2] = TORQUE_SCALE * actions[t, 1::2]
+        world_torques(actions[t:t + 1], out=torque)
         simulate(qpos, qvel, body_vel, torque, np.ascontiguousarray(goals[1:, None, :]), reach * reach, counts, capped,
-                 arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
-                 PHYSICS_DT, GRAVITY, 1.0 - ANGULAR_DRAG * PHYSICS_DT, MAX_ANGULAR_SPEED)  # fmt: skip
-        rewards[t] = 0.01 * counts[0]
+                 *arm.arrays, PHYSICS_DT, GRAVITY, DRAG_FACTOR, MAX_ANGULAR_SPEED)  # fmt: skip
+        rewards[t] = REWARD_PER_PHYSICS_STEP * counts[0]
         goal_deg += episode.goal_speed * PHYSICS_STEPS_PER_DECISION
     return obs_out, rewards
 

@@ -71,6 +71,16 @@ class ArmModel:
     mass: np.ndarray  # (2,)
     hand: np.ndarray  # (3,)
 
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The constants in the order `simulate` takes them."""
+        return (self.body_pos, self.body_quat, self.anchor, self.axis, self.com, self.inertia, self.mass, self.hand)
+
+    @property
+    def pose_arrays(self) -> tuple[np.ndarray, ...]:
+        """The constants the kinematics needs, in the order `observe` takes them."""
+        return (self.body_pos, self.body_quat, self.anchor, self.axis, self.com)
+
     @classmethod
     def from_mujoco(cls, model: mujoco.MjModel, arm: int = 0) -> ArmModel:
         a, b = model.body(f"A{arm}").id, model.body(f"B{arm}").id
@@ -359,7 +369,7 @@ def arm_pose_and_jacobian(arm: ArmModel, q: np.ndarray) -> dict[str, np.ndarray]
     quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3 = _pose_buffers()
     jac, inertia_w, mm = np.empty((12, 4)), np.empty((2, 3, 3)), np.empty((4, 4))
     q = np.ascontiguousarray(q, dtype=np.float64)
-    _kinematics(q, arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3)
+    _kinematics(q, *arm.pose_arrays, quat, rot, origin, centre, axis_w, anchor_w, tmp4, tmp3)
     _jacobian(centre, axis_w, anchor_w, jac, tmp3)
     _world_inertia(rot, arm.inertia, inertia_w)
     _mass_matrix(jac, inertia_w, arm.mass, mm)

@@ -88,7 +88,7 @@ def test_compiled_step_equals_the_plain_statement(one_arm):
         q, qdot, v = plain_step(model, data, q, v, torque)
         before = capped.sum()
         simulate(qpos, qvel, body_vel, torque[None], far_goal, 1.0, counts, capped,
-                 arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
+                 *arm.arrays,
                  PHYSICS_DT, GRAVITY, 1.0 - ANGULAR_DRAG * PHYSICS_DT, MAX_ANGULAR_SPEED)  # fmt: skip
         caps += capped.sum() > before
         np.testing.assert_allclose(qpos[0], q, atol=1e-9)
@@ -107,7 +107,7 @@ def test_projection_keeps_velocities_the_joints_allow(one_arm):
     qpos, qvel, body_vel = q[None].copy(), np.zeros((1, 4)), (jac @ qdot)[None].copy()
     simulate(qpos, qvel, body_vel, np.zeros((1, 2, 3)), np.full((1, 1, 3), 1e3), 1.0,
              np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64),
-             arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
+             *arm.arrays,
              PHYSICS_DT, 0.0, 1.0, 1e9)  # fmt: skip
     np.testing.assert_allclose(qvel[0], qdot, atol=1e-12)
     np.testing.assert_allclose(qpos[0], q + qdot * PHYSICS_DT, atol=1e-12)
@@ -128,7 +128,7 @@ def test_the_cap_acts_before_the_joints(one_arm):
         qpos, qvel, body_vel = q[None].copy(), np.zeros((1, 4)), np.zeros((1, 12))
         capped = np.zeros(2, dtype=np.int64)
         simulate(qpos, qvel, body_vel, torque, np.full((1, 1, 3), 1e3), 1.0, np.zeros(1, dtype=np.int64), capped,
-                 arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
+                 *arm.arrays,
                  PHYSICS_DT, 0.0, 1.0, cap)  # fmt: skip
         swing[cap] = np.linalg.norm(body_vel[0, 0:3])
         assert capped[0] == (1 if cap == MAX_ANGULAR_SPEED else 0)
@@ -147,6 +147,6 @@ def test_reward_is_checked_before_each_step_moves_the_arm(one_arm):
         qpos, qvel, body_vel = np.zeros((1, 4)), np.zeros((1, 4)), (jac @ [5.0, 0.0, 0.0, 0.0])[None].copy()
         counts = np.zeros(1, dtype=np.int64)
         simulate(qpos, qvel, body_vel, np.zeros((1, 2, 3)), np.tile(goal, (4, 1, 1)), 1e-4, counts, np.zeros(2, dtype=np.int64),
-                 arm.body_pos, arm.body_quat, arm.anchor, arm.axis, arm.com, arm.inertia, arm.mass, arm.hand,
+                 *arm.arrays,
                  PHYSICS_DT, GRAVITY, 1.0, MAX_ANGULAR_SPEED)  # fmt: skip
         assert counts[0] == expected
