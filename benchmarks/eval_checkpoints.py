@@ -12,45 +12,30 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ddpg_agent import Agent  # noqa: E402
-from reacher import BRAIN_NAME, ReacherEnvironment  # noqa: E402
+from reacher import ReacherEnvironment  # noqa: E402
+from watch import load_agent, run_episode  # noqa: E402
 
 RUNS = ((20, 2024), (1, 2025))  # (arms, environment seed)
 
 
-def greedy_scores(agent: Agent, num_agents: int, episodes: int, seed: int) -> np.ndarray:
-    env = ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False)
-    means = []
-    try:
-        for _ in range(episodes):
-            states = env.reset(train_mode=True)[BRAIN_NAME].vector_observations
-            score = np.zeros(num_agents)
-            while True:
-                info = env.step(agent.act(states, add_noise=False))[BRAIN_NAME]
-                score += info.rewards
-                states = info.vector_observations
-                if any(info.local_done):
-                    break
-            means.append(score.mean())
-    finally:
-        env.close()
-    return np.array(means)
+def greedy_scores(agent: Any, num_agents: int, episodes: int, seed: int) -> np.ndarray:
+    """Per-episode score averaged over the arms, greedy policy."""
+    with ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False) as env:
+        return np.array([run_episode(env, agent).mean() for _ in range(episodes)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=100)
     args = parser.parse_args()
-    agent = Agent(state_size=33, action_size=4, random_seed=0)
-    agent.actor_local.load_state_dict(torch.load(ROOT / "checkpoint_actor.pth", weights_only=True))
-    agent.critic_local.load_state_dict(torch.load(ROOT / "checkpoint_critic.pth", weights_only=True))
+    agent = load_agent(ROOT / "checkpoint_actor.pth", ROOT / "checkpoint_critic.pth")
     print(f"# python benchmarks/eval_checkpoints.py{'' if args.episodes == 100 else f' --episodes {args.episodes}'}")
     for arms, seed in RUNS:
         s = greedy_scores(agent, arms, args.episodes, seed)
