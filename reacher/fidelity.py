@@ -25,6 +25,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from reacher import mjcf
 from reacher import observation as obs
 from reacher.environment import (
     BRAIN_NAME,
@@ -40,15 +41,12 @@ from reacher.environment import (
     goal_offsets,
     world_torques,
 )
-from reacher.mjcf import HAND_RADIUS, build_mjcf
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 POLICIES = ("uniform", "gauss", "ou")
 REFERENCE_POLICY_NAMES = {"uniform": "uniform", "gauss": "gauss_clip", "ou": "ou"}  # the reference's names
 A_CENTRE = slice(obs.A + obs.POSITION, obs.A + obs.POSITION + 3)
 B_CENTRE = slice(obs.B + obs.POSITION, obs.B + obs.POSITION + 3)
-REST_A = np.array([0.0, -4.0, 0.0])
-REST_B = np.array([0.0, -10.0, 0.0])
 DISTANCE_DECISION = 50  # the reference measures how far the segments moved after this many decisions
 
 
@@ -125,8 +123,8 @@ def measure_policy(policy: str, episodes: int, num_agents: int = 20, seed: int =
                 total += info.rewards
                 if t + 1 == DISTANCE_DECISION:
                     o = info.vector_observations
-                    dist_a.append(np.linalg.norm(o[:, A_CENTRE] - REST_A, axis=1))
-                    dist_b.append(np.linalg.norm(o[:, B_CENTRE] - REST_B, axis=1))
+                    dist_a.append(np.linalg.norm(o[:, A_CENTRE] - mjcf.A_CENTRE, axis=1))
+                    dist_b.append(np.linalg.norm(o[:, B_CENTRE] - mjcf.B_CENTRE, axis=1))
             scores.append(total)
             capped += np.array(env.cap_counts) - caps_before
     finally:
@@ -200,14 +198,14 @@ def replay(episode: RecordedEpisode, velocity_nudge: float = 0.0) -> tuple[np.nd
     goal size); returns the observations before each action (decisions, 33) and each
     decision's reward. velocity_nudge adds that much to B's angular velocity about x at
     the start, to measure how fast nearby trajectories part."""
-    arm = ArmModel.from_mujoco(mujoco.MjModel.from_xml_string(build_mjcf(1)))
+    arm = ArmModel.from_mujoco(mujoco.MjModel.from_xml_string(mjcf.build_mjcf(1)))
     decisions = len(episode.actions)
     qpos, qvel, body_vel = np.zeros((1, 4)), np.zeros((1, 4)), np.zeros((1, BODY_VELOCITY_SIZE))
     body_vel[0, 6] = velocity_nudge
     counts, capped = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
     obs_out = np.zeros((decisions, obs.OBSERVATION_SIZE))
     rewards = np.zeros(decisions)
-    reach = HAND_RADIUS + 0.5 * DEFAULT_RESET_PARAMETERS["goal_size"]
+    reach = mjcf.HAND_RADIUS + 0.5 * DEFAULT_RESET_PARAMETERS["goal_size"]
     actions = np.clip(episode.actions, -1.0, 1.0)
     goal_deg = episode.goal_deg
     steps = np.arange(0, PHYSICS_STEPS_PER_DECISION + 1)
