@@ -3,11 +3,8 @@
 Both networks are small MLPs initialised as in the DDPG paper (Lillicrap et al. 2016):
 hidden layers uniform in +-1/sqrt(fan_in), the output layer uniform in +-3e-3 so that the
 initial policy and Q-values are near zero and the first updates are not dominated by
-arbitrary large outputs.
-
-Both also hold a fixed affine input normalisation ``obs_scale * state + obs_bias``
-(buffers, saved in the state_dict; identity unless the agent sets them from data), so a
-checkpoint always takes raw observations.
+arbitrary large outputs. The critic takes the action at its second layer, as in the paper
+and the course.
 """
 
 from __future__ import annotations
@@ -55,8 +52,6 @@ class Actor(nn.Module):
         self.fc1 = nn.Linear(state_size, fc1_units)
         self.fc2 = nn.Linear(fc1_units, fc2_units)
         self.fc3 = nn.Linear(fc2_units, action_size)
-        self.register_buffer("obs_scale", torch.ones(state_size))
-        self.register_buffer("obs_bias", torch.zeros(state_size))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -67,18 +62,13 @@ class Actor(nn.Module):
 
     def forward(self, state: torch.Tensor) -> torch.Tensor:
         """Map a batch of states (B, state_size) to actions (B, action_size)."""
-        x = F.relu(self.fc1(torch.addcmul(self.obs_bias, state, self.obs_scale)))
+        x = F.relu(self.fc1(state))
         x = F.relu(self.fc2(x))
         return torch.tanh(self.fc3(x))
 
 
 class Critic(nn.Module):
-    """Q-network: (state, action) -> scalar value.
-
-    ``action_layer`` chooses where the action enters: 2 (default, DDPG paper and course
-    style) concatenates it with the first hidden layer's output; 1 concatenates it with the
-    state at the input.
-    """
+    """Q-network: (state, action) -> scalar value; the action joins the first hidden layer's output."""
 
     def __init__(
         self,
@@ -87,20 +77,12 @@ class Critic(nn.Module):
         seed: int,
         fcs1_units: int = 128,
         fc2_units: int = 128,
-        action_layer: int = 2,
     ) -> None:
         super().__init__()
-        if action_layer not in (1, 2):
-            raise ValueError(f"action_layer must be 1 or 2, got {action_layer!r}")
         self.seed = torch.manual_seed(seed)
-        self.action_layer = action_layer
-        in1 = state_size + (action_size if action_layer == 1 else 0)
-        in2 = fcs1_units + (action_size if action_layer == 2 else 0)
-        self.fcs1 = nn.Linear(in1, fcs1_units)
-        self.fc2 = nn.Linear(in2, fc2_units)
+        self.fcs1 = nn.Linear(state_size, fcs1_units)
+        self.fc2 = nn.Linear(fcs1_units + action_size, fc2_units)
         self.fc3 = nn.Linear(fc2_units, 1)
-        self.register_buffer("obs_scale", torch.ones(state_size))
-        self.register_buffer("obs_bias", torch.zeros(state_size))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -111,11 +93,6 @@ class Critic(nn.Module):
 
     def forward(self, state: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         """Return Q(state, action) with shape (B, 1)."""
-        state = torch.addcmul(self.obs_bias, state, self.obs_scale)
-        if self.action_layer == 1:
-            xs = F.relu(self.fcs1(torch.cat((state, action), dim=1)))
-            x = F.relu(self.fc2(xs))
-        else:
-            xs = F.relu(self.fcs1(state))
-            x = F.relu(self.fc2(torch.cat((xs, action), dim=1)))
+        xs = F.relu(self.fcs1(state))
+        x = F.relu(self.fc2(torch.cat((xs, action), dim=1)))
         return self.fc3(x)

@@ -1,176 +1,77 @@
 """Train the DDPG agent on the multi-agent Reacher and record the run.
 
+Command line::
+
+    python train.py --out runs/seed0                    # fast learner, stops when solved
+    python train.py --learner readable --out runs/r0    # the plain-autograd agent of ddpg_agent.py
+
 Notebook use::
 
     from reacher import ReacherEnvironment
-    from ddpg_agent import Agent
+    from ddpg_fast import FastAgent
+from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
     from train import train
     env = ReacherEnvironment(num_agents=20, seed=0)
-    agent = Agent(state_size=33, action_size=4, random_seed=0)
+    agent = FastAgent(state_size=33, action_size=4, random_seed=0)
     scores = train(env, agent, out_dir="runs/nb")     # (episodes, agents) array
-
-Command line::
-
-    python train.py --episodes 300 --seed 0 --out runs/seed0
 
 ``train`` accepts any environment with the unityagents 0.4 interface (``brain_names``,
 ``reset(train_mode=...)[brain]``, ``step(actions)[brain]`` giving ``vector_observations``,
 ``rewards`` and ``local_done``), so the original Unity binary works too (``--unity PATH``).
+The run folder (checkpoints, run.json, scores.csv, scores.png) is written by ``rundir``.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import os
 import platform
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Callable
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from ddpg_agent import Agent, DDPGConfig, load_checkpoints, save_checkpoints
+import rundir
+from cli import json_object, non_negative_int, positive_int
+from ddpg_agent import Agent, DDPGConfig
+from ddpg_fast import FastAgent
+from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
 
-SOLVE_SCORE = 30.0
-SOLVE_WINDOW = 100
+# The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
+# quicker on a small CPU, "readable" is the code to learn DDPG from.
+LEARNERS: dict[str, type[Agent]] = {"fast": FastAgent, "readable": Agent}
+# Training schedule (see ``train``): once an episode's mean score reaches GOOD_SCORE, the
+# next episode makes GOOD_UPDATES updates per learning step instead of the config's
+# ``learn_updates``.
+GOOD_SCORE = 33.0
+GOOD_UPDATES = 10
 
-__all__ = ["SOLVE_SCORE", "SOLVE_WINDOW", "load_checkpoints", "main", "positive_int", "solved_at",
-           "trailing_average", "train"]
-
-
-def trailing_average(values: np.ndarray, window: int = SOLVE_WINDOW) -> np.ndarray:
-    """Mean of the last ``window`` values at each position (fewer at the start)."""
-    values = np.asarray(values, dtype=np.float64)
-    csum = np.concatenate(([0.0], np.cumsum(values)))
-    idx = np.arange(1, len(values) + 1)
-    lo = np.maximum(0, idx - window)
-    return (csum[idx] - csum[lo]) / (idx - lo)
-
-
-def solved_at(episode_means: np.ndarray, target: float = SOLVE_SCORE,
-              window: int = SOLVE_WINDOW) -> int | None:
-    """First 1-based episode E >= window whose mean over episodes E-window+1..E >= target.
-
-    This is the project's "solved-at episode" (the course's "solved in 63 episodes"
-    is E = 163). Returns None if never reached.
-    """
-    means = np.asarray(episode_means, dtype=np.float64)
-    if len(means) < window:
-        return None
-    avg = trailing_average(means, window)[window - 1:]
-    hits = np.flatnonzero(avg >= target)
-    return int(hits[0]) + window if hits.size else None
+__all__ = ["GOOD_SCORE", "GOOD_UPDATES", "LEARNERS", "main", "train"]
 
 
-def _git_commit() -> str | None:
-    """Commit of the code that ran (with '-dirty' if tracked files were modified)."""
-    here = Path(__file__).resolve().parent
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                                text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=here, capture_output=True, text=True, timeout=10).stdout
-        return commit + ("-dirty" if dirty.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _versions() -> dict[str, str | None]:
-    """Versions of the interpreter and the main libraries, for the run record."""
-    out: dict[str, str | None] = {"python": platform.python_version(),
-                                  "torch": torch.__version__, "numpy": np.__version__}
-    for pkg in ("mujoco", "unityagents"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = None
-    return out
-
-
-def _write_scores_csv(path: Path, scores: np.ndarray) -> None:
-    """One row per episode, one column per agent (plus the episode number)."""
-    tmp = path.with_suffix(".csv.tmp")
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["episode"] + [f"agent_{i}" for i in range(scores.shape[1])])
-        for ep, row in enumerate(scores, start=1):
-            writer.writerow([ep] + [f"{v:.4f}" for v in row])
-    os.replace(tmp, path)
-
-
-def _write_json(path: Path, record: dict[str, Any]) -> None:
-    """Write JSON atomically (temp file + rename)."""
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
-def plot_scores(scores: np.ndarray, path: str | os.PathLike[str],
-                target: float = SOLVE_SCORE, window: int = SOLVE_WINDOW) -> None:
-    """Reward plot: per-episode mean over agents with min-max band, trailing average, target."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    if len(scores):
-        ep = np.arange(1, len(scores) + 1)
-        mean = scores.mean(axis=1)
-        ax.fill_between(ep, scores.min(axis=1), scores.max(axis=1), alpha=0.25,
-                        label="min-max over agents")
-        ax.plot(ep, mean, lw=1, label="mean over agents")
-        ax.plot(ep, trailing_average(mean, window), lw=2, label=f"trailing {window}-episode average")
-        solved = solved_at(mean, target, window)
-        if solved is not None:
-            ax.axvline(solved, color="green", ls=":", label=f"solved at episode {solved}")
-    ax.axhline(target, color="red", ls="--", label=f"+{target:g} target")
-    ax.set_xlabel("episode")
-    ax.set_ylabel("score")
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
-
-
-def save_outputs(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
-                 record: dict[str, Any], plot: bool = True) -> None:
-    """Write checkpoints, scores.csv, run.json and scores.png into ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    save_checkpoints(agent, out / "checkpoint_actor.pth", out / "checkpoint_critic.pth")
-    _write_scores_csv(out / "scores.csv", scores)
-    _write_json(out / "run.json", record)
-    if plot:
-        plot_scores(scores, out / "scores.png")
-
-
-def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
-          target_score: float = SOLVE_SCORE, window: int = SOLVE_WINDOW,
-          stop_when_solved: bool = True, out_dir: str | os.PathLike[str] | None = None,
+def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LIMIT,
+          target_score: float = rundir.SOLVE_SCORE, window: int = rundir.SOLVE_WINDOW,
+          stop_when_solved: bool = True, out_dir: str | None = None,
           seed: int | None = None, quiet: bool = False, progress: bool = True,
           command: str | None = None, log: Callable[[str], None] | None = None,
-          ) -> np.ndarray:
+          good_score: float | None = GOOD_SCORE, good_updates: int = GOOD_UPDATES,
+          extra_record: dict[str, Any] | None = None) -> np.ndarray:
     """Run DDPG episodes; return the scores array (episodes x agents).
 
     Stops at ``n_episodes`` or, with ``stop_when_solved``, at the first episode where the
     trailing ``window``-episode average of the per-episode mean over agents reaches
-    ``target_score``. ``max_t`` caps the decisions per episode (the environment itself
-    ends episodes at 1000); a cut episode is not a terminal, the agent bootstraps through
-    it. Ctrl-C stops cleanly: completed episodes are kept and saved. With ``out_dir``
-    the checkpoints, scores.csv, run.json and scores.png are written there at the end.
+    ``target_score``. ``max_t`` caps the decisions per episode; an episode cut there (or by
+    the environment's time limit) is not a terminal state, the agent bootstraps through it.
+    Ctrl-C stops cleanly: completed episodes are kept and saved. With ``out_dir`` the run
+    folder is written at the end.
+
+    Schedule: a policy whose episode scored at least ``good_score`` (mean over agents) needs
+    fewer updates to stay good, so the next episode makes ``good_updates`` per learning
+    step; below it, the config's ``learn_updates``. In a run that solves at episode ~105
+    this halves the cost of the second half (``good_score=None`` turns it off).
     """
     from tqdm.auto import tqdm
 
@@ -185,8 +86,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
     solve_time: float | None = None
     interrupted = False
     start = time.perf_counter()
-    bar = tqdm(total=n_episodes, disable=not progress, unit="ep", dynamic_ncols=True,
-               leave=False)
+    bar = tqdm(total=n_episodes, disable=not progress, unit="ep", dynamic_ncols=True, leave=False)
     say = log or (lambda msg: tqdm.write(msg))
     try:
         for episode in range(1, n_episodes + 1):
@@ -201,12 +101,15 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
                 info = env.step(actions)[brain_name]
                 next_states = np.asarray(info.vector_observations, dtype=np.float64)
                 rewards = np.asarray(info.rewards, dtype=np.float64)
-                dones = np.asarray(info.local_done, dtype=bool)
-                agent.step(states, actions, rewards, next_states, dones)
+                # Reacher's "done" is its time limit, never a terminal state: no `terminated`.
+                agent.step(states, actions, rewards, next_states)
                 score += rewards
                 states = next_states
-                if dones.any():
+                if np.any(info.local_done):
                     break
+            if good_score is not None:  # the schedule: fewer updates while the policy is good
+                good = score.mean() >= good_score
+                agent.learn_updates = good_updates if good else agent.config.learn_updates
             rows.append(score)
             means.append(float(score.mean()))
             avg = float(np.mean(means[-window:]))
@@ -237,7 +140,12 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
     if out_dir is not None:
         record = {
             "seed": seed,
+            "learner": next((k for k, cls in LEARNERS.items() if type(agent) is cls), type(agent).__name__),
+            "threads": getattr(agent, "threads", 1),
             "config": agent.config.to_dict(),
+            "schedule": {"good_score": good_score, "good_updates": good_updates},
+            "state_size": agent.state_size,
+            "action_size": agent.action_size,
             "n_agents": n_agents,
             "episodes_run": len(rows),
             "max_t": max_t,
@@ -250,56 +158,18 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = 1000,
             "learner_updates": agent.n_updates,
             "interrupted": interrupted,
             "environment": type(env).__module__ + "." + type(env).__name__,
-            "versions": _versions(),
-            "git_commit": _git_commit(),
+            "versions": rundir.versions(),
+            "git_commit": rundir.git_commit(),
             "command": command,
             "platform": platform.platform(),
+            **(extra_record or {}),
         }
-        save_outputs(out_dir, agent, scores, record)
+        rundir.write_run(out_dir, agent, scores, record)
         say(f"Wrote checkpoints, scores.csv, run.json and scores.png to {out_dir}")
     return scores
 
 
 # ----------------------------------------------------------------------------- CLI
-def _int_at_least(minimum: int, text: str, expected: str) -> int:
-    """Parse an argparse integer >= minimum; the error says what was expected and got."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (also used by watch.py and the benchmarks)."""
-    return _int_at_least(1, text, "a positive integer")
-
-
-def _seed(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    return _int_at_least(0, text, "a non-negative integer")
-
-
-def _config_json(text: str) -> dict[str, Any]:
-    """argparse type: a JSON object (inline, or the path of a .json file) of overrides."""
-    source = text
-    if not text.lstrip().startswith("{") and os.path.isfile(text):
-        source = Path(text).read_text()
-    try:
-        value = json.loads(source)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(
-            f"malformed JSON ({exc.msg} at char {exc.pos}); expected an object such as "
-            "'{\"lr_actor\": 0.001, \"batch_size\": 128}' or a path to a .json file"
-        ) from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(
-            f"expected a JSON object of DDPGConfig fields, got {type(value).__name__}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
     p = argparse.ArgumentParser(
@@ -309,18 +179,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="maximum number of episodes (default 300)")
     p.add_argument("--max-episodes", type=positive_int, dest="episodes",
                    help="alias of --episodes")
-    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
     p.add_argument("--out", default="runs/latest", help="output folder (default runs/latest)")
+    p.add_argument("--learner", choices=sorted(LEARNERS), default="fast",
+                   help="'fast' (default): the hand-written two-thread learner of ddpg_fast.py; "
+                        "'readable': the plain-autograd agent of ddpg_agent.py (same update, slower)")
+    p.add_argument("--threads", type=int, choices=(1, 2), default=2,
+                   help="fast learner: split each update over 2 threads (default) or run it on 1, "
+                        "faster when another job keeps the second core busy (same numbers)")
     p.add_argument("--agents", type=positive_int, default=20,
                    help="number of arms in the built-in environment (default 20)")
-    p.add_argument("--max-t", type=positive_int, default=1000,
-                   help="decisions per episode (default 1000 = the environment's limit)")
-    p.add_argument("--no-stop", action="store_true",
-                   help="keep training after the task is solved")
-    p.add_argument("--target", type=float, default=SOLVE_SCORE,
+    p.add_argument("--max-t", type=positive_int, default=EPISODE_LIMIT,
+                   help=f"decisions per episode, at most {EPISODE_LIMIT} (default {EPISODE_LIMIT}, "
+                        "the environment's limit)")
+    p.add_argument("--no-stop", action="store_true", help="keep training after the task is solved")
+    p.add_argument("--target", type=float, default=rundir.SOLVE_SCORE,
                    help="solve threshold of the 100-episode average (default 30)")
-    p.add_argument("--config", type=_config_json, default={},
+    p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides, or a path to a JSON file")
+    p.add_argument("--good-score", type=float, default=GOOD_SCORE,
+                   help=f"schedule: after an episode scoring at least this (mean over agents), "
+                        f"make --good-updates updates per learning step (default {GOOD_SCORE:g}; "
+                        "a negative value turns the schedule off)")
+    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
+                   help=f"schedule: updates per learning step while the policy is good "
+                        f"(default {GOOD_UPDATES})")
     p.add_argument("--unity", metavar="PATH", default=None,
                    help="use the Unity binary at PATH (needs unityagents) instead of the "
                         "built-in environment")
@@ -340,22 +223,28 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry point; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.max_t > EPISODE_LIMIT:
+        parser.error(f"--max-t must be at most {EPISODE_LIMIT} (episodes end there), got {args.max_t}")
     try:
         config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
     except (TypeError, ValueError) as exc:
         parser.error(f"--config: {exc}")
+    torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
     torch.manual_seed(args.seed)
     env = make_env(args.agents, args.seed, args.unity)
     try:
         brain = env.brains[env.brain_names[0]]
-        agent = Agent(brain.vector_observation_space_size, brain.vector_action_space_size,
-                      args.seed, config=config)
+        sizes = (brain.vector_observation_space_size, brain.vector_action_space_size, args.seed)
+        agent = FastAgent(*sizes, config=config, threads=args.threads) if args.learner == "fast" \
+            else Agent(*sizes, config=config)
         argv_used = sys.argv[1:] if argv is None else argv
         command = "python train.py " + " ".join(shlex.quote(a) for a in argv_used)
         train(env, agent, n_episodes=args.episodes, max_t=args.max_t,
               target_score=args.target, stop_when_solved=not args.no_stop,
               out_dir=args.out, seed=args.seed, quiet=args.quiet,
-              progress=not args.no_progress, command=command)
+              progress=not args.no_progress, command=command,
+              good_score=None if args.good_score < 0 else args.good_score,
+              good_updates=args.good_updates)
     finally:
         env.close()
     return 0

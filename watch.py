@@ -4,11 +4,11 @@ With a display, MuJoCo's interactive viewer shows the arms live, in real time, a
 Unity window did. Without one (or with --out or --no-viewer) the run is written to a
 video file headless: MP4 (through imageio-ffmpeg) or GIF, chosen by the extension.
 
-    python watch.py                          # viewer, or watch.mp4 when headless
+    python watch.py                          # the committed checkpoints: viewer, or watch.mp4 headless
+    python watch.py --run runs/latest        # a run folder: its architecture comes from run.json
     python watch.py --agents 1 --episodes 3 --out one_arm.gif --steps 300 --every 2
 
-The functions `run_episode`, `rollout_frames` and `record_video` are what the notebook
-uses to show an inline clip.
+The notebook uses `record_video` (an inline clip) and `filmstrip` (a still that GitHub shows).
 """
 
 from __future__ import annotations
@@ -23,16 +23,18 @@ from typing import Any
 
 import numpy as np
 
-# Imported first on purpose: reacher picks a headless GL backend (MUJOCO_GL) before
-# anything imports mujoco.
+import rundir
+from cli import non_negative_int, positive_float, positive_int
+
+# reacher picks a headless GL backend (MUJOCO_GL) before anything imports mujoco (nothing
+# above does).
 from reacher import ReacherEnvironment
 from reacher.environment import EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH
-from train import positive_int
 
 PROJECT_ROOT = Path(__file__).resolve().parent
-DEFAULT_ACTOR = PROJECT_ROOT / "checkpoint_actor.pth"
-DEFAULT_CRITIC = PROJECT_ROOT / "checkpoint_critic.pth"
+DEFAULT_ACTOR = PROJECT_ROOT / rundir.ACTOR_FILE
+DEFAULT_CRITIC = PROJECT_ROOT / rundir.CRITIC_FILE
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
 DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
 # The built-in model's offscreen framebuffer.
@@ -76,22 +78,24 @@ def run_episode(
     return scores
 
 
-def rollout_frames(
-    env: Any,
-    agent: Any,
-    steps: int = 250,
-    every: int = 2,
-    width: int = 640,
-    height: int = 480,
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """Frames of one (short) greedy episode held in memory, and each agent's score.
+def filmstrip(env: Any, agent: Any, path: str | os.PathLike[str], frames: int = 4,
+              steps: int = 200, width: int = 320, height: int = 240) -> np.ndarray:
+    """A PNG of ``frames`` stills side by side, evenly spaced over ``steps`` greedy decisions
+    (the first at the start); returns each agent's score over those decisions.
 
-    Meant for short clips (an inline notebook animation); use `record_video` for full
-    episodes, which streams frames to disk.
+    A notebook's PNG output is what GitHub shows of it, where an inline video is not.
     """
-    frames: list[np.ndarray] = []
-    scores = run_episode(env, agent, steps, every, frames.append, width, height)
-    return frames, scores
+    if frames < 2 or steps < frames - 1:
+        raise ValueError(f"need frames >= 2 and steps >= frames - 1, got {frames} and {steps}")
+    every = steps // (frames - 1)
+    stills: list[np.ndarray] = []
+    scores = run_episode(env, agent, every * (frames - 1), every, stills.append, width, height)
+    gap = np.full((height, 4, 3), 255, dtype=np.uint8)
+    strip = np.concatenate([part for still in stills for part in (still, gap)][:-1], axis=1)
+    from PIL import Image
+
+    rundir.atomic_write(path, lambda fh: Image.fromarray(strip).save(fh, format="PNG"))
+    return scores
 
 
 def default_fps(every: int) -> float:
@@ -147,34 +151,16 @@ expensive to encode). `on_episode(i, scores)` is called
     return all_scores
 
 
-def show_inline(path: str | os.PathLike[str], width: int | None = None) -> Any:
-    """An IPython object that embeds the video in the notebook (MP4 as <video>, GIF as <img>)."""
-    from IPython.display import Image, Video
-
-    path = Path(path)
-    if path.suffix.lower() == ".gif":
-        return Image(filename=str(path), width=width)
-    return Video(str(path), embed=True, width=width, html_attributes="controls loop autoplay muted")
-
-
-def load_agent(actor: str | os.PathLike[str], critic: str | os.PathLike[str] | None, seed: int = 0) -> Any:
-    """A fresh Agent with the checkpoints loaded (FileNotFoundError / ValueError if unusable)."""
-    from ddpg_agent import Agent, load_checkpoints
-
-    # Acting only: a small replay buffer instead of the default million transitions.
-    agent = Agent(state_size=33, action_size=4, random_seed=seed, buffer_size=1024)
-    return load_checkpoints(agent, actor, critic)
+def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.PathLike[str] | None = None,
+               seed: int = 0, run: str | os.PathLike[str] | None = None) -> Any:
+    """An agent to watch: from a run folder (its architecture from run.json) or from two
+    checkpoint files of the default architecture (FileNotFoundError / ValueError if unusable)."""
+    if run is not None:
+        return rundir.agent_from_run(run, seed=seed)
+    return rundir.agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed)
 
 
 # ----------------------------------------------------------------------------- CLI
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not np.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -183,27 +169,33 @@ def build_parser() -> argparse.ArgumentParser:
         prog="watch.py",
         description="Reload the trained checkpoints and watch the arms: the MuJoCo viewer when a "
         "display exists, otherwise (or with --out / --no-viewer) a video file written headless.")
-    parser.add_argument("--actor", default=str(DEFAULT_ACTOR), help="actor state_dict (default: %(default)s)")
-    parser.add_argument("--critic", default=str(DEFAULT_CRITIC),
-                        help="critic state_dict, checked to load as in the course; 'none' skips it (default: %(default)s)")
+    parser.add_argument("--run", default=None, metavar="DIR",
+                        help="a run folder written by train.py: its checkpoints, with the architecture from its run.json")
+    parser.add_argument("--actor", default=None,
+                        help=f"actor state_dict of the default 128-128 architecture (default: {DEFAULT_ACTOR.name})")
+    parser.add_argument("--critic", default=None,
+                        help=f"critic state_dict, checked to load as in the course; 'none' skips it "
+                             f"(default: {DEFAULT_CRITIC.name})")
     parser.add_argument("--episodes", type=positive_int, default=1, help="episodes to play (default: %(default)s)")
     parser.add_argument("--agents", type=positive_int, default=20, help="number of arms, e.g. 1 or 20 (default: %(default)s)")
     parser.add_argument("--steps", type=positive_int, default=EPISODE_DECISIONS,
                         help=f"decisions per episode, at most {EPISODE_DECISIONS} (default: %(default)s)")
     parser.add_argument("--out", default=None,
                         help="video file (.mp4 or .gif); writing one implies --no-viewer (default when headless: watch.mp4)")
-    parser.add_argument("--fps", type=_positive_float, default=None,
+    parser.add_argument("--fps", type=positive_float, default=None,
                         help=f"video frames per second (default: real time, {DECISIONS_PER_SECOND:g} / --every)")
     parser.add_argument("--every", type=positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
     parser.add_argument("--width", type=positive_int, default=640, help="video width in pixels (default: %(default)s)")
     parser.add_argument("--height", type=positive_int, default=480, help="video height in pixels (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="environment seed: goal positions and speeds (default: %(default)s)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="environment seed: goals and their speeds (default: %(default)s)")
     parser.add_argument("--no-viewer", action="store_true", help="never open the interactive viewer; write a video instead")
     return parser
 
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Problems argparse cannot see on its own; parser.error exits with status 2."""
+    if args.run is not None and (args.actor is not None or args.critic is not None):
+        parser.error("--run takes the checkpoints from the run folder; leave out --actor/--critic")
     if args.steps > EPISODE_DECISIONS:
         parser.error(f"--steps must be at most {EPISODE_DECISIONS} (an episode's length), got {args.steps}")
     if args.out is not None and Path(args.out).suffix.lower() not in VIDEO_SUFFIXES:
@@ -269,12 +261,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
-    critic = None if args.critic.lower() == "none" else args.critic
+    critic = args.critic or (None if args.actor else DEFAULT_CRITIC)
+    if isinstance(critic, str) and critic.lower() == "none":
+        critic = None
     try:
-        agent = load_agent(args.actor, critic, seed=args.seed)
+        agent = load_agent(args.actor, critic, seed=args.seed, run=args.run)
     except (FileNotFoundError, ValueError) as exc:
-        hint = " (train first: `make run` or `python train.py --out DIR`, then pass --actor/--critic)" \
-            if isinstance(exc, FileNotFoundError) else ""
+        hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
+            if isinstance(exc, FileNotFoundError) and args.run is None else ""
         parser.error(f"{exc}{hint}")
 
     want_viewer = args.out is None and not args.no_viewer and display_works()

@@ -48,7 +48,7 @@ def matmul_share_of_update(n_updates: int = 500) -> float:
     """Fraction of a one-thread update's self CPU time spent in mm/addmm."""
     from torch.profiler import ProfilerActivity, profile
 
-    agent = warmed_up_agent(DDPGConfig(learner_threads=1), n=50_000)
+    agent = warmed_up_agent(DDPGConfig(), n=50_000, threads=1)
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         agent.learn_many(n_updates)
     events = prof.key_averages()

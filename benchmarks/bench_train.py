@@ -3,14 +3,15 @@
     .venv/bin/python benchmarks/bench_train.py                  # 5 seeds, cap 300 episodes
     .venv/bin/python benchmarks/bench_train.py --seeds 3 --max-episodes 200
     .venv/bin/python benchmarks/bench_train.py --updates-only   # learner updates/s only
+    .venv/bin/python benchmarks/bench_train.py --learner readable   # the plain-autograd agent
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
 average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
 time of ``train()`` until it stopped; then the medians (an unsolved seed counts as
 worse than any solved one) and how many seeds solved. The learner figure is the median
 of 5 timed blocks of 1,000 updates (``Agent.learn_many``, what training runs) on a filled
-buffer (batch 256, 128-128 networks unless --config says otherwise), for the configured
-learner and, for comparison, the same learner on one thread.
+buffer (batch 256, 128-128 networks unless --config says otherwise), for the chosen
+learner and, for the fast one, the same learner on one thread.
 """
 
 from __future__ import annotations
@@ -29,14 +30,20 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cli import json_object, non_negative_int, positive_int  # noqa: E402
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
-from train import _config_json, _git_commit, positive_int, solved_at, train  # noqa: E402
+from ddpg_fast import FastAgent  # noqa: E402
+from rundir import git_commit, solved_at  # noqa: E402
+from train import LEARNERS, train  # noqa: E402
 
 
-def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0) -> Agent:
+def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "fast",
+                    threads: int = 2) -> Agent:
     """An agent whose buffer holds exactly n random transitions, after 200 updates (so
     the timed updates see warm caches and a started helper thread)."""
-    agent = Agent(33, 4, seed, config=DDPGConfig.from_dict({**config.to_dict(), "buffer_size": n}))
+    config = DDPGConfig.from_dict({**config.to_dict(), "buffer_size": n})
+    agent = FastAgent(33, 4, seed, config=config, threads=threads) if learner == "fast" \
+        else Agent(33, 4, seed, config=config)
     rng = np.random.default_rng(seed)
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
                      rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
@@ -44,11 +51,11 @@ def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0) -> Agen
     return agent
 
 
-def learner_updates_per_s(config: DDPGConfig, n_updates: int = 1000, blocks: int = 5,
-                          seed: int = 0) -> tuple[float, list[float]]:
+def learner_updates_per_s(config: DDPGConfig, learner: str, threads: int = 2, n_updates: int = 1000,
+                          blocks: int = 5, seed: int = 0) -> tuple[float, list[float]]:
     """Median updates/s of ``Agent.learn_many`` (what training runs) over ``blocks`` timed
     blocks of ``n_updates``, after warm-up, on a buffer of 100,000 random transitions."""
-    agent = warmed_up_agent(config, seed=seed)
+    agent = warmed_up_agent(config, seed=seed, learner=learner, threads=threads)
     rates = []
     for _ in range(blocks):
         t0 = time.perf_counter()
@@ -57,14 +64,15 @@ def learner_updates_per_s(config: DDPGConfig, n_updates: int = 1000, blocks: int
     return float(np.median(rates)), rates
 
 
-def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int) -> dict:
-    """Train one seed to solved (or the cap); return its figures."""
+def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
+             learner: str = "fast") -> dict:
+    """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures."""
     from reacher import ReacherEnvironment
 
     env = ReacherEnvironment(num_agents=n_agents, seed=seed, verbose=False)
     try:
         torch.manual_seed(seed)
-        agent = Agent(33, 4, seed, config=config)
+        agent = LEARNERS[learner](33, 4, seed, config=config)
         t0 = time.perf_counter()
         scores = train(env, agent, n_episodes=max_episodes, progress=False, quiet=True,
                        log=lambda _msg: None)
@@ -91,11 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 (default 5)")
-    p.add_argument("--first-seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--first-seed", type=non_negative_int, default=0, help="first seed (default 0)")
+    p.add_argument("--learner", choices=sorted(LEARNERS), default="fast",
+                   help="which learner trains (default fast, as train.py)")
     p.add_argument("--max-episodes", type=positive_int, default=300,
                    help="episode cap per seed (default 300)")
     p.add_argument("--agents", type=positive_int, default=20)
-    p.add_argument("--config", type=_config_json, default={},
+    p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides")
     p.add_argument("--updates-only", action="store_true", help="only measure the learner")
     p.add_argument("--skip-updates", action="store_true", help="skip the learner measurement")
@@ -107,17 +117,19 @@ def main(argv: list[str] | None = None) -> int:
         config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
     except (TypeError, ValueError) as exc:
         p.error(f"--config: {exc}")
+    torch.set_num_threads(1)  # as train.py
     command = "python benchmarks/bench_train.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# {command}")
-    print(f"# config overrides: {json.dumps(args.config)}  commit {_git_commit()}  "
+    print(f"# learner {args.learner}  config overrides: {json.dumps(args.config)}  commit {git_commit()}  "
           f"torch {torch.__version__}  {platform.processor() or platform.machine()} "
           f"cpus {os.cpu_count()}")
-    report: dict = {"command": command, "config": config.to_dict(), "git_commit": _git_commit()}
+    report: dict = {"command": command, "learner": args.learner, "config": config.to_dict(),
+                    "git_commit": git_commit()}
 
     if not args.updates_only:
         results = []
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            r = run_seed(seed, config, args.max_episodes, args.agents)
+            r = run_seed(seed, config, args.max_episodes, args.agents, args.learner)
             results.append(r)
             solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
             print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "
@@ -138,19 +150,15 @@ def main(argv: list[str] | None = None) -> int:
                       n_solved=n_solved)
 
     if not args.skip_updates:
-        # The configured learner, and for comparison the same on one thread (the two give
+        # The chosen learner; the fast one also on one thread, for comparison (the two give
         # bitwise the same numbers; only the speed differs).
-        variants = [("learner", config)]
-        if config.learner == "manual" and config.learner_threads != 1:
-            variants.append(("learner_1_thread", DDPGConfig.from_dict(
-                {**config.to_dict(), "learner_threads": 1})))
-        for key, cfg in variants:
-            rate, rates = learner_updates_per_s(cfg)
-            threads = cfg.learner_threads if cfg.learner == "manual" else 1
-            print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {cfg.batch_size}, "
-                  f"actor {cfg.actor_fc1}-{cfg.actor_fc2}, critic {cfg.critic_fc1}-"
-                  f"{cfg.critic_fc2}, learner '{cfg.learner}' on {threads} thread(s), "
-                  f"{cfg.torch_threads} torch thread(s) each; blocks: "
+        variants = [("learner", 2)] + ([("learner_1_thread", 1)] if args.learner == "fast" else [])
+        for key, threads in variants:
+            rate, rates = learner_updates_per_s(config, args.learner, threads)
+            where = f"on {threads} thread(s)" if args.learner == "fast" else "autograd, 1 torch thread"
+            print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {config.batch_size}, "
+                  f"actor {config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
+                  f"{config.critic_fc2}, learner '{args.learner}' {where}; blocks: "
                   f"{', '.join(f'{x:.0f}' for x in rates)})", flush=True)
             report.update({f"{key}_updates_per_s": rate, f"{key}_blocks": rates})
     if args.json:

@@ -69,12 +69,16 @@ class FakeEnv:
         self.closed = True
 
 
-def filled_agent(seed: int = 0, n: int = 2000, **overrides: object) -> Agent:
-    """An agent whose buffer holds n random transitions (small nets unless overridden)."""
-    opts: dict[str, object] = {"buffer_size": 10_000, "batch_size": 64}
-    opts.update(overrides)
-    agent = Agent(33, 4, seed, **opts)
+def fill(agent: Agent, n: int = 2000, seed: int = 0) -> Agent:
+    """Put n random transitions into the agent's buffer; return the agent."""
     rng = np.random.default_rng(seed)
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
                      rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), 0.99)
     return agent
+
+
+def filled_agent(seed: int = 0, n: int = 2000, **overrides: object) -> Agent:
+    """A readable agent whose buffer holds n random transitions (batch 64)."""
+    opts: dict[str, object] = {"buffer_size": 10_000, "batch_size": 64}
+    opts.update(overrides)
+    return fill(Agent(33, 4, seed, **opts), n, seed)

@@ -63,6 +63,36 @@ def test_quick_mode_and_the_unity_switch_are_in_the_notebook(notebook):
     code = "\n".join(_code(notebook))
     assert 'os.environ.get("REACHER_QUICK") == "1"' in code
     assert '# env = make_env("Reacher_Linux/Reacher.x86_64")' in code
+    # The course's training loop is in the notebook, not hidden in train().
+    assert "def ddpg(" in code and "agent.act(states)" in code and "agent.step(" in code
+    assert "from train import train" not in code
     # Reloaded as a course user would, from the committed top-level files.
     assert "torch.load(actor_path, weights_only=True)" in code
     assert "Path('checkpoint_actor.pth')" in code
+
+
+def _outputs(notebook: dict) -> list[dict]:
+    return [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+
+
+def test_committed_outputs_are_a_full_run(notebook):
+    """GitHub readers see the full run: every episode line, the solve, the per-agent averages,
+    and PNG outputs (the reward plot and a filmstrip of the trained arms)."""
+    text = "".join("".join(o.get("text", "")) for o in _outputs(notebook))
+    episode_lines = [line for line in text.splitlines() if line.startswith("Episode ")]
+    assert len(episode_lines) >= 100
+    assert "Solved at episode" in text and "Not solved" not in text
+    assert "Average over the last 100 episodes, per agent:" in text
+    pngs = [o for o in _outputs(notebook) if "image/png" in o.get("data", {})]
+    assert len(pngs) >= 2
+    # No embedded video: GitHub does not play it and it would bloat the file.
+    assert not any("base64" in "".join(o.get("data", {}).get("text/html", "")) for o in _outputs(notebook))
+
+
+def test_text_agrees_with_the_random_play_output(notebook):
+    """The markdown says a random policy scores about 0.1 to 0.2; the stored output says so too."""
+    markdown = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "about\n0.1 to 0.2 per episode" in json.dumps(markdown) or "about 0.1 to 0.2 per episode" in " ".join(markdown.split())
+    text = "".join("".join(o.get("text", "")) for o in _outputs(notebook))
+    score = float(text.split("Total score (averaged over agents) this episode:")[1].split()[0])
+    assert 0.1 <= score <= 0.2

@@ -18,20 +18,6 @@ FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5,
         "learn_updates": 2}
 
 
-def test_solved_at_definition() -> None:
-    assert train_mod.solved_at(np.full(99, 40.0)) is None
-    assert train_mod.solved_at(np.full(150, 30.0)) == 100
-    means = np.r_[np.zeros(40), np.full(200, 40.0)]
-    # The window E-99..E holds 140 - E zeros; the average reaches 30 when at most 25 do.
-    assert train_mod.solved_at(means) == 115
-    assert train_mod.solved_at(np.full(300, 29.99)) is None
-
-
-def test_trailing_average() -> None:
-    np.testing.assert_allclose(train_mod.trailing_average(np.arange(5.0), window=2),
-                               [0.0, 0.5, 1.5, 2.5, 3.5])
-
-
 def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
     out = tmp_path / "run"
     code = train_mod.main(["--episodes", "2", "--seed", "1", "--agents", "2", "--max-t", "40",
@@ -43,7 +29,8 @@ def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
     rows = list(csv.reader(open(out / "scores.csv")))
     assert rows[0] == ["episode", "agent_0", "agent_1"] and len(rows) == 3
     record = json.loads((out / "run.json").read_text())
-    assert record["seed"] == 1 and record["episodes_run"] == 2
+    assert record["seed"] == 1 and record["episodes_run"] == 2 and record["learner"] == "fast"
+    assert record["schedule"] == {"good_score": train_mod.GOOD_SCORE, "good_updates": train_mod.GOOD_UPDATES}
     assert record["config"]["batch_size"] == 32 and record["learner_updates"] > 0
     assert record["solved_at_episode"] is None and record["wall_time_s"] > 0
     assert set(record["versions"]) >= {"python", "torch", "numpy", "mujoco"}
@@ -54,6 +41,36 @@ def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
     text = capsys.readouterr().out
     assert "Episode    2" in text and "avg100" in text
     assert "100-episode average per agent" in text
+
+
+def test_cli_readable_learner(tmp_path) -> None:
+    out = tmp_path / "run"
+    code = train_mod.main(["--episodes", "1", "--agents", "2", "--max-t", "40", "--learner", "readable",
+                           "--out", str(out), "--no-progress", "--quiet", "--config", json.dumps(FAST)])
+    assert code == 0
+    record = json.loads((out / "run.json").read_text())
+    assert record["learner"] == "readable" and record["learner_updates"] > 0
+
+
+def test_schedule_makes_fewer_updates_after_a_good_episode() -> None:
+    """Episode scores alternate around good_score; the next episode's updates follow."""
+
+    class AlternatingEnv(FakeEnv):
+        def reset(self, train_mode: bool = True):
+            self.reward = 0.04 if self.episode % 2 == 0 else 0.0  # episodes 1, 3, ... score 0.4
+            return super().reset(train_mode)
+
+    env = AlternatingEnv(num_agents=2, episode_len=10)
+    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=8, warmup=1, learn_every=1, learn_updates=3)
+    per_episode = []
+
+    def log(msg: str) -> None:
+        if msg.startswith("Episode"):
+            per_episode.append(agent.n_updates - sum(per_episode))
+
+    train_mod.train(env, agent, n_episodes=4, progress=False, log=log, good_score=0.3, good_updates=1)
+    assert per_episode == [3 * 10, 1 * 10, 3 * 10, 1 * 10]
+    assert agent.learn_updates == 3  # episode 4 scored 0
 
 
 def _run(seed: int) -> np.ndarray:
@@ -103,6 +120,10 @@ def test_ctrl_c_stops_cleanly_and_saves(tmp_path) -> None:
     (["--config", '{"lr_actor": 0.001'], "malformed JSON"),
     (["--config", "[1, 2]"], "expected a JSON object"),
     (["--config", '{"batch_size": 0}'], "batch_size must be >= 1"),
+    (["--config", '{"tau": "x"}'], "tau must be a number in (0, 1], got 'x'"),
+    (["--config", "no/such/file.json"], "is neither a JSON object nor an existing file"),
+    (["--max-t", "2000"], "--max-t must be at most 1000"),
+    (["--learner", "quick"], "invalid choice: 'quick'"),
 ])
 def test_bad_cli_arguments_exit_2_with_clear_message(args, message, capsys, tmp_path) -> None:
     with pytest.raises(SystemExit) as exc:

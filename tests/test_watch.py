@@ -11,9 +11,11 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
+import train
 import watch  # first: it imports reacher, which picks the headless GL backend
-from ddpg_agent import Agent, save_checkpoints
+from ddpg_agent import Agent
 from reacher import ReacherEnvironment
+from rundir import save_checkpoints
 
 ROOT = Path(__file__).resolve().parent.parent
 W, H = 160, 120
@@ -67,17 +69,37 @@ def test_record_video_gif_one_agent_two_episodes(checkpoints, tmp_path):
     _assert_scene_frames(frames, 2 * (1 + 9 // 3))
 
 
-def test_rollout_frames_is_deterministic(checkpoints):
+def test_filmstrip_is_a_deterministic_png_of_evenly_spaced_stills(checkpoints, tmp_path):
     agent = watch.load_agent(*checkpoints)
-    runs = []
-    for _ in range(2):
+    strips = []
+    for name in ("a.png", "b.png"):
         with ReacherEnvironment(num_agents=3, seed=7, verbose=False) as env:
-            frames, scores = watch.rollout_frames(env, agent, steps=4, every=2, width=W, height=H)
-        runs.append((frames, scores))
-    assert len(runs[0][0]) == 3 and runs[0][0][0].shape == (H, W, 3)
-    assert runs[0][1].shape == (3,)
-    np.testing.assert_array_equal(runs[0][1], runs[1][1])
-    np.testing.assert_array_equal(runs[0][0][-1], runs[1][0][-1])
+            scores = watch.filmstrip(env, agent, tmp_path / name, frames=3, steps=8, width=W, height=H)
+        assert scores.shape == (3,)
+        strips.append(iio.imread(tmp_path / name))
+    assert strips[0].shape == (H, 3 * W + 2 * 4, 3)  # three stills, two white gaps
+    np.testing.assert_array_equal(strips[0], strips[1])
+    stills = [strips[0][:, i * (W + 4): i * (W + 4) + W] for i in range(3)]
+    _assert_scene_frames(np.stack(stills), 3)
+
+
+def test_run_folder_of_any_architecture_replays(tmp_path, capsys):
+    """The issue's acceptance: train 64-64 networks for one episode, then watch the run."""
+    run = tmp_path / "D"
+    small = '{"actor_fc1": 64, "actor_fc2": 64, "critic_fc1": 64, "critic_fc2": 64, "warmup": 100000}'
+    assert train.main(["--config", small, "--episodes", "1", "--max-t", "20", "--agents", "2",
+                       "--out", str(run), "--no-progress", "--quiet"]) == 0
+    assert watch.main(["--run", str(run), "--steps", "20", "--no-viewer", "--out", str(run / "w.gif"),
+                       "--width", str(W), "--height", str(H), "--agents", "2"]) == 0
+    assert (run / "w.gif").stat().st_size > 0
+    # The same weights through --actor (default 128-128 architecture) name both sizes.
+    with pytest.raises(SystemExit) as exit_info:
+        watch.main(["--actor", str(run / "checkpoint_actor.pth"), "--out", str(tmp_path / "x.gif")])
+    assert exit_info.value.code == 2
+    assert "it has layers [fc1 33->64, fc2 64->64, fc3 64->4], the agent expects [fc1 33->128" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        watch.main(["--run", str(run), "--actor", str(run / "checkpoint_actor.pth")])
+    assert "leave out --actor/--critic" in capsys.readouterr().err
 
 
 def test_record_video_rejects_other_formats(checkpoints, tmp_path):

@@ -1,0 +1,286 @@
+"""The run folder: everything a training run leaves behind is written and read here, and only here.
+
+    checkpoint_actor.pth    the actor's state_dict  } plain state_dicts, loadable exactly as in
+    checkpoint_critic.pth   the critic's state_dict } the course: net.load_state_dict(torch.load(f))
+    run.json                config (the architecture included), seed, versions, commit, command,
+                            solved-at episode, wall time
+    scores.csv              one row per episode, one column per agent
+    scores.png              the reward plot
+
+Every file goes through ``atomic_write`` (a temporary file in the same folder, then a rename),
+so a reader never sees half a file, whatever stops the writer. ``agent_from_run`` rebuilds an
+agent of the run's architecture, which is how ``watch.py --run`` and the notebook replay any run.
+
+The task's definition of "solved" lives here too, since the records and the plot use it:
+the trailing 100-episode average of the per-episode mean score over the agents reaches 30.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ddpg_agent import Agent
+
+ACTOR_FILE = "checkpoint_actor.pth"
+CRITIC_FILE = "checkpoint_critic.pth"
+RECORD_FILE = "run.json"
+SCORES_FILE = "scores.csv"
+PLOT_FILE = "scores.png"
+SOLVE_SCORE = 30.0
+SOLVE_WINDOW = 100
+# DDPGConfig fields that fix the networks' shapes (all a replay needs from the config).
+ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:
+    """Write ``path`` through ``write(file)`` into a temporary file, then rename it over ``path``.
+
+    The one atomic-write routine of the project: an interrupted write leaves the old file (or
+    none), never a truncated one, and no temporary file behind.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def trailing_average(values: np.ndarray, window: int = SOLVE_WINDOW) -> np.ndarray:
+    """Mean of the last ``window`` values at each position (fewer at the start)."""
+    values = np.asarray(values, dtype=np.float64)
+    csum = np.concatenate(([0.0], np.cumsum(values)))
+    idx = np.arange(1, len(values) + 1)
+    lo = np.maximum(0, idx - window)
+    return (csum[idx] - csum[lo]) / (idx - lo)
+
+
+def solved_at(episode_means: np.ndarray, target: float = SOLVE_SCORE,
+              window: int = SOLVE_WINDOW) -> int | None:
+    """First 1-based episode E >= window whose mean over episodes E-window+1..E >= target.
+
+    This is the project's "solved-at episode" (the course's "solved in 63 episodes" is
+    E = 163). None if never reached.
+    """
+    means = np.asarray(episode_means, dtype=np.float64)
+    if len(means) < window:
+        return None
+    hits = np.flatnonzero(trailing_average(means, window)[window - 1:] >= target)
+    return int(hits[0]) + window if hits.size else None
+
+
+# ------------------------------------------------------------------ checkpoints
+def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
+                     critic_path: str | os.PathLike[str]) -> None:
+    """The local actor's and critic's state_dicts, in the course's file format."""
+    for module, path in ((agent.actor_local, actor_path), (agent.critic_local, critic_path)):
+        # Compact copies: the fast learner's tensors are views into one flat buffer.
+        state = {k: v.detach().clone() for k, v in module.state_dict().items()}
+        atomic_write(path, lambda fh, state=state: torch.save(state, fh))
+
+
+def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
+    """'fc1 33->128, fc2 128->128, ...' from the weight matrices of a state_dict."""
+    return ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
+                     for k, v in state.items() if k.endswith(".weight") and v.dim() == 2)
+
+
+def _read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"checkpoint not found: {path}")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several types for corrupt files
+        raise ValueError(f"cannot read checkpoint {path}: not a valid torch file "
+                         f"({type(exc).__name__}: {exc})") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"checkpoint {path} holds a {type(state).__name__}, expected a state_dict")
+    # Files written before the input normalisation was removed carry it as identity buffers.
+    for key in ("obs_scale", "obs_bias"):
+        if key in state:
+            identity = torch.ones_like(state[key]) if key == "obs_scale" else torch.zeros_like(state[key])
+            if not torch.equal(state[key], identity):
+                raise ValueError(f"checkpoint {path} was trained with input normalisation "
+                                 "(obs_norm), which this version no longer has")
+            del state[key]
+    return state
+
+
+def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
+                     critic_path: str | os.PathLike[str] | None = None) -> Agent:
+    """Load state_dicts into the agent's local networks and copy them into the targets.
+
+    FileNotFoundError for a missing file; ValueError naming the file for one that is not a
+    state_dict, or whose layer sizes differ from the agent's (both sizes are named).
+    """
+    pairs: list[tuple[str | os.PathLike[str], nn.Module]] = [(actor_path, agent.actor_local)]
+    if critic_path is not None:
+        pairs.append((critic_path, agent.critic_local))
+    for path, module in pairs:
+        state = _read_state_dict(path)
+        expected = module.state_dict()
+        if set(state) != set(expected) or any(state[k].shape != expected[k].shape for k in state):
+            raise ValueError(
+                f"checkpoint {os.fspath(path)} does not match the network: it has layers "
+                f"[{_layer_sizes(state)}], the agent expects [{_layer_sizes(expected)}]. "
+                f"Rebuild the agent from the run's {RECORD_FILE} (watch.py --run DIR) or pass "
+                "matching sizes.")
+        module.load_state_dict(state)
+    agent.actor_target.load_state_dict(agent.actor_local.state_dict())
+    agent.critic_target.load_state_dict(agent.critic_local.state_dict())
+    return agent
+
+
+# ------------------------------------------------------------------ the run folder
+def git_commit() -> str | None:
+    """Commit of the code that ran (with '-dirty' if tracked files were modified)."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True, timeout=10).stdout
+        return commit + ("-dirty" if dirty.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of the interpreter and the main libraries, for the run record."""
+    out: dict[str, str | None] = {"python": platform.python_version(),
+                                  "torch": torch.__version__, "numpy": np.__version__}
+    for pkg in ("mujoco", "gymnasium", "unityagents"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def write_json(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+    """``record`` as indented JSON, atomically."""
+    data = (json.dumps(record, indent=2) + "\n").encode()
+    atomic_write(path, lambda fh: fh.write(data))
+
+
+def write_scores(path: str | os.PathLike[str], scores: np.ndarray) -> None:
+    """scores.csv: a header, then one row per episode (episode number, then each agent)."""
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["episode"] + [f"agent_{i}" for i in range(scores.shape[1])])
+    for episode, row in enumerate(scores, start=1):
+        writer.writerow([episode] + [f"{v:.4f}" for v in row])
+    data = text.getvalue().encode()
+    atomic_write(path, lambda fh: fh.write(data))
+
+
+def read_scores(path: str | os.PathLike[str]) -> np.ndarray:
+    """The (episodes, agents) array of a scores.csv, or of the run folder holding one."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / SCORES_FILE
+    table = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    return table[:, 1:]
+
+
+def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
+    """The run.json of a run folder, or a record file itself (such as the committed
+    checkpoint_run.json). ValueError with the reason when it cannot be used."""
+    path = Path(run)
+    if path.is_dir() or not path.suffix:
+        path = path / RECORD_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"{run} is not a run folder: it has no {RECORD_FILE} "
+                                    "(train first: python train.py --out DIR)")
+    elif not path.is_file():
+        raise FileNotFoundError(f"run record not found: {path}")
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
+        raise ValueError(f"{path} has no 'config' object; it was not written by train.py")
+    return record
+
+
+def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float = SOLVE_SCORE,
+                window: int = SOLVE_WINDOW) -> None:
+    """Reward plot: per-episode mean over agents with the min-max band, trailing average, target."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    if len(scores):
+        episodes = np.arange(1, len(scores) + 1)
+        mean = scores.mean(axis=1)
+        ax.fill_between(episodes, scores.min(axis=1), scores.max(axis=1), alpha=0.25,
+                        label="min-max over agents")
+        ax.plot(episodes, mean, lw=1, label="mean over agents")
+        ax.plot(episodes, trailing_average(mean, window), lw=2,
+                label=f"trailing {window}-episode average")
+        solved = solved_at(mean, target, window)
+        if solved is not None:
+            ax.axvline(solved, color="green", ls=":", label=f"solved at episode {solved}")
+    ax.axhline(target, color="red", ls="--", label=f"+{target:g} target")
+    ax.set_xlabel("episode")
+    ax.set_ylabel("score")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    atomic_write(path, lambda fh: fig.savefig(fh, format="png", dpi=100))
+    plt.close(fig)
+
+
+def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
+              record: dict[str, Any], plot: bool = True) -> None:
+    """Write the checkpoints, scores.csv, run.json and (with ``plot``) scores.png."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_checkpoints(agent, out / ACTOR_FILE, out / CRITIC_FILE)
+    write_scores(out / SCORES_FILE, scores)
+    write_json(out / RECORD_FILE, record)
+    if plot:
+        plot_scores(scores, out / PLOT_FILE, record.get("target_score", SOLVE_SCORE),
+                    record.get("window", SOLVE_WINDOW))
+
+
+def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
+                   agent_class: type[Agent] = Agent) -> Agent:
+    """An agent of the run's architecture (from run.json) with the run's weights loaded.
+
+    Meant for acting: the replay buffer is small, and the learning settings are the defaults.
+    """
+    record = read_record(run_dir)
+    architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS if k in record["config"]}
+    agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed,
+                        buffer_size=1024, **architecture)
+    return load_checkpoints(agent, Path(run_dir) / ACTOR_FILE, Path(run_dir) / CRITIC_FILE)
+
+
+def agent_from_checkpoints(actor_path: str | os.PathLike[str],
+                           critic_path: str | os.PathLike[str] | None = None, seed: int = 0,
+                           state_size: int = 33, action_size: int = 4) -> Agent:
+    """A default-architecture agent with the checkpoints loaded (for acting)."""
+    agent = Agent(state_size, action_size, seed, buffer_size=1024)
+    return load_checkpoints(agent, actor_path, critic_path)

@@ -1,0 +1,152 @@
+"""The run folder (rundir.py): checkpoints in the course's format, the record, the scores,
+atomic writes, and rebuilding an agent of any architecture from a run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import rundir
+from ddpg_agent import Agent
+from ddpg_fast import FastAgent
+from model import Actor
+from tests._agent_helpers import fill, filled_agent
+
+SMALL = {"actor_fc1": 64, "actor_fc2": 32, "critic_fc1": 48, "critic_fc2": 24}
+
+
+def _trained(agent_class: type[Agent] = Agent, **config: object) -> Agent:
+    agent = fill(agent_class(33, 4, 3, buffer_size=5000, batch_size=32, **config))
+    agent.learn_many(3)
+    return agent
+
+
+def _write(tmp_path, agent: Agent, episodes: int = 4):
+    scores = np.random.default_rng(0).uniform(0, 40, (episodes, 3))
+    record = {"seed": 3, "config": agent.config.to_dict(), "state_size": 33, "action_size": 4}
+    rundir.write_run(tmp_path, agent, scores, record)
+    return scores
+
+
+@pytest.mark.parametrize("agent_class", [Agent, FastAgent])
+def test_checkpoints_load_as_in_the_course(tmp_path, agent_class) -> None:
+    agent = _trained(agent_class)
+    actor_path, critic_path = tmp_path / "checkpoint_actor.pth", tmp_path / "checkpoint_critic.pth"
+    rundir.save_checkpoints(agent, actor_path, critic_path)
+    fresh = Agent(state_size=33, action_size=4, random_seed=0)
+    fresh.actor_local.load_state_dict(torch.load(actor_path))
+    fresh.critic_local.load_state_dict(torch.load(critic_path))
+    states = np.random.default_rng(0).standard_normal((5, 33))
+    np.testing.assert_array_equal(fresh.act(states, add_noise=False), agent.act(states, add_noise=False))
+    # Plain, compact tensors (not views of the fast learner's flat buffer).
+    state = torch.load(actor_path)
+    assert list(state) == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"]
+    assert state["fc1.weight"].untyped_storage().nbytes() == 128 * 33 * 4
+
+
+def test_load_checkpoints_fills_the_targets_and_training_continues(tmp_path) -> None:
+    agent = _trained()
+    rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    other = rundir.load_checkpoints(fill(FastAgent(33, 4, 1, buffer_size=5000, batch_size=32)),
+                                    tmp_path / "a.pth", tmp_path / "c.pth")
+    torch.testing.assert_close(other.actor_target.fc1.weight, agent.actor_local.fc1.weight)
+    torch.testing.assert_close(other.critic_target.fc2.weight, agent.critic_local.fc2.weight)
+    before = other.flat.clone()
+    other.learn_many(2)  # the loaded weights live in the fast learner's flat storage
+    assert not torch.equal(before, other.flat)
+
+
+def test_missing_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path) -> None:
+    agent = Agent(33, 4, 0, buffer_size=100)
+    with pytest.raises(FileNotFoundError, match=r"checkpoint not found: .*nothing\.pth"):
+        rundir.load_checkpoints(agent, tmp_path / "nothing.pth")
+    bad = tmp_path / "bad.pth"
+    bad.write_bytes(b"this is not a torch file")
+    with pytest.raises(ValueError, match=r"cannot read checkpoint .*bad\.pth"):
+        rundir.load_checkpoints(agent, bad)
+    wrong = tmp_path / "wrong.pth"
+    torch.save(Actor(33, 4, 0, fc1_units=64, fc2_units=64).state_dict(), wrong)
+    with pytest.raises(ValueError, match=r"wrong\.pth does not match the network: it has layers "
+                       r"\[fc1 33->64, fc2 64->64, fc3 64->4\], the agent expects "
+                       r"\[fc1 33->128, fc2 128->128, fc3 128->4\]"):
+        rundir.load_checkpoints(agent, wrong)
+
+
+def test_checkpoints_of_earlier_versions_still_load(tmp_path) -> None:
+    """Earlier versions saved an identity input normalisation with each network."""
+    agent = _trained()
+    old = {"obs_scale": torch.ones(33), "obs_bias": torch.zeros(33), **agent.actor_local.state_dict()}
+    torch.save(old, tmp_path / "old.pth")
+    fresh = rundir.load_checkpoints(Agent(33, 4, 0, buffer_size=100), tmp_path / "old.pth")
+    torch.testing.assert_close(fresh.actor_local.fc3.weight, agent.actor_local.fc3.weight)
+    old["obs_scale"] = torch.full((33,), 2.0)
+    torch.save(old, tmp_path / "normalised.pth")
+    with pytest.raises(ValueError, match="input normalisation"):
+        rundir.load_checkpoints(fresh, tmp_path / "normalised.pth")
+
+
+def test_write_run_and_read_it_back(tmp_path) -> None:
+    agent = _trained(**SMALL)
+    scores = _write(tmp_path, agent)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "checkpoint_actor.pth", "checkpoint_critic.pth", "run.json", "scores.csv", "scores.png"]
+    np.testing.assert_allclose(rundir.read_scores(tmp_path), scores, atol=5e-5)
+    assert rundir.read_record(tmp_path)["config"]["actor_fc2"] == 32
+    assert (tmp_path / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("agent_class", [Agent, FastAgent])
+def test_agent_from_run_rebuilds_any_architecture(tmp_path, agent_class) -> None:
+    agent = _trained(agent_class, **SMALL)
+    _write(tmp_path, agent)
+    replay = rundir.agent_from_run(tmp_path)
+    assert replay.actor_local.fc1.out_features == 64 and replay.critic_local.fc2.out_features == 24
+    states = np.random.default_rng(1).standard_normal((4, 33))
+    np.testing.assert_array_equal(replay.act(states, add_noise=False), agent.act(states, add_noise=False))
+    # The default architecture cannot take these weights, and says so.
+    with pytest.raises(ValueError, match=r"it has layers \[fc1 33->64"):
+        rundir.agent_from_checkpoints(tmp_path / rundir.ACTOR_FILE)
+
+
+def test_read_record_errors(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"not a run folder: it has no run\.json"):
+        rundir.read_record(tmp_path)
+    (tmp_path / "run.json").write_text("{not json")
+    with pytest.raises(ValueError, match="cannot read"):
+        rundir.read_record(tmp_path)
+    (tmp_path / "run.json").write_text(json.dumps({"seed": 0}))
+    with pytest.raises(ValueError, match="no 'config'"):
+        rundir.read_record(tmp_path)
+
+
+def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path) -> None:
+    path = tmp_path / "run.json"
+    rundir.write_json(path, {"a": 1})
+
+    def failing(fh) -> None:
+        fh.write(b'{"half": ')
+        raise KeyboardInterrupt  # stopped in the middle of writing
+
+    with pytest.raises(KeyboardInterrupt):
+        rundir.atomic_write(path, failing)
+    assert json.loads(path.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temporary file left
+
+
+def test_solved_at_definition() -> None:
+    means = np.concatenate([np.full(100, 29.0), np.full(50, 40.0)])
+    # Average of episodes E-99..E reaches 30 when 10 of the 100 are 40s: E = 110.
+    assert rundir.solved_at(means) == 110
+    assert rundir.solved_at(np.full(99, 40.0)) is None
+    assert rundir.solved_at(np.full(100, 30.0)) == 100
+
+
+def test_trailing_average() -> None:
+    np.testing.assert_allclose(rundir.trailing_average(np.arange(1, 6), window=2), [1, 1.5, 2.5, 3.5, 4.5])
+
+
+def test_filled_agent_helper_is_readable_agent() -> None:
+    assert type(filled_agent()) is Agent
