@@ -53,17 +53,41 @@ def test_fidelity_figures():
     expect(f"**{diffs[1]:.3f}**, {diffs[2]:.3f}", readme)
 
 
+def _bench(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text())
+
+
 def test_five_seed_figures():
-    bench = json.loads((RESULTS / "bench_train_5seeds.json").read_text())
+    bench = _bench("bench_train_5seeds.json")
+    assert bench["learner"] == "fast"
     seeds = bench["seeds"]
     docs = [("README.md", README), ("Report.md", REPORT)]
     expect(", ".join(str(s["solved_at"]) for s in seeds) + f": **median {bench['median_solved_at']:.0f}**", docs[0])
     expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: **median {bench['median_wall_s']:.1f} s**", docs[0])
-    for s in seeds:
-        expect(f"| {s['seed']} | {s['solved_at']} | {s['wall_s']:.1f} s |", docs[1])
     solved = [s["solved_at"] for s in seeds]
     expect(f"**{bench['median_solved_at']:.0f}** (range {min(solved)}-{max(solved)})", docs[1])
     expect(f"**{bench['median_wall_s']:.1f} s** (range", docs[1])
+    expect(f"{bench['learner_updates_per_s']:.0f} updates/s with the update split over 2 threads, "
+           f"{bench['learner_1_thread_updates_per_s']:.0f} on 1 thread", docs[0])
+
+
+def test_learner_comparison_figures():
+    """The fast learner against the code before the split (same sitting), and the readable
+    learner's own five seeds, row by row in Report.md and as medians in README.md."""
+    fast = _bench("bench_train_5seeds.json")
+    previous = _bench("bench_train_5seeds_previous_5da63e2.json")
+    readable = _bench("bench_train_5seeds_readable.json")
+    assert readable["learner"] == "readable"
+    for f, p, r in zip(fast["seeds"], previous["seeds"], readable["seeds"], strict=True):
+        assert f["seed"] == p["seed"] == r["seed"]
+        # The fast learner is the previous code made readable beside it: the same episodes.
+        assert f["episode_means"] == p["episode_means"]
+        expect(f"| {f['seed']} | {f['solved_at']} | {f['wall_s']:.1f} s | {p['wall_s']:.1f} s | "
+               f"{r['solved_at'] or 'unsolved'} | {r['wall_s']:.1f} s |", ("Report.md", REPORT))
+    for bench, name in ((previous, "previous"), (readable, "readable")):
+        expect(f"median {bench['median_wall_s']:.1f} s", ("README.md", README), ("Report.md", REPORT))
+    expect(f"median solved-at episode {readable['median_solved_at']:.0f}", ("README.md", README))
+    expect(f"{readable['learner_updates_per_s']:.0f} updates/s", ("Report.md", REPORT))
 
 
 def test_environment_speed():
