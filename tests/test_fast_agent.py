@@ -19,6 +19,7 @@ CONFIGS = [
     {"threads": 2},
     {"threads": 1},
     {"threads": 2, "grad_clip": 0.0},
+    {"threads": 2, "grad_clip": 0.02},  # small enough to clip every update
     {"threads": 2, "weight_decay": 1e-3, "lr_actor": 3e-3, "lr_critic": 2e-3},
     {"threads": 1, "actor_fc1": 64, "actor_fc2": 32, "critic_fc1": 48, "critic_fc2": 24,
      "batch_size": 100, "tau": 0.2, "gamma": 0.9},

@@ -82,6 +82,9 @@ def test_committed_outputs_are_a_full_run(notebook):
     episode_lines = [line for line in text.splitlines() if line.startswith("Episode ")]
     assert len(episode_lines) >= 100
     assert "Solved at episode" in text and "Not solved" not in text
+    solved = int(text.split("Solved at episode ")[1].split(":")[0])
+    markdown = " ".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown").split()
+    assert f"solved at episode {solved}." in " ".join(markdown), "the text should quote the stored run"
     assert "Average over the last 100 episodes, per agent:" in text
     pngs = [o for o in _outputs(notebook) if "image/png" in o.get("data", {})]
     assert len(pngs) >= 2
