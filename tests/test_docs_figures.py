@@ -84,7 +84,7 @@ def test_learner_comparison_figures():
         assert f["episode_means"] == p["episode_means"]
         expect(f"| {f['seed']} | {f['solved_at']} | {f['wall_s']:.1f} s | {p['wall_s']:.1f} s | "
                f"{r['solved_at'] or 'unsolved'} | {r['wall_s']:.1f} s |", ("Report.md", REPORT))
-    for bench, name in ((previous, "previous"), (readable, "readable")):
+    for bench in (previous, readable):
         expect(f"median {bench['median_wall_s']:.1f} s", ("README.md", README), ("Report.md", REPORT))
     expect(f"median solved-at episode {readable['median_solved_at']:.0f}", ("README.md", README))
     expect(f"{readable['learner_updates_per_s']:.0f} updates/s", ("Report.md", REPORT))
