@@ -6,6 +6,10 @@
                             solved-at episode, wall time
     scores.csv              one row per episode, one column per agent
     scores.png              the reward plot
+    training_state.pt       everything needed to continue the run exactly (train.py --resume):
+                            all four networks, the optimisers, the noise, the random generators,
+                            the episode counter and the scores so far
+    replay_buffer.pt        the replay buffer's filled part (only with train.py --save-buffer)
 
 Every file goes through ``atomic_write`` (a temporary file in the same folder, then a rename),
 so a reader never sees half a file, whatever stops the writer. ``agent_from_run`` rebuilds an
@@ -33,12 +37,16 @@ import torch
 from torch import nn
 
 from ddpg_agent import Agent
+from ddpg_fast import FastAgent
 
 ACTOR_FILE = "checkpoint_actor.pth"
 CRITIC_FILE = "checkpoint_critic.pth"
 RECORD_FILE = "run.json"
 SCORES_FILE = "scores.csv"
 PLOT_FILE = "scores.png"
+STATE_FILE = "training_state.pt"
+BUFFER_FILE = "replay_buffer.pt"
+RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE)
 SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
 # DDPGConfig fields that fix the networks' shapes (all a replay needs from the config).
@@ -284,3 +292,113 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str],
     """A default-architecture agent with the checkpoints loaded (for acting)."""
     agent = Agent(state_size, action_size, seed, buffer_size=1024)
     return load_checkpoints(agent, actor_path, critic_path)
+
+
+# ------------------------------------------------------------------ resuming a run
+def check_out_dir(out_dir: str | os.PathLike[str], allow_existing_run: bool) -> None:
+    """Fail early (before any training) when ``out_dir`` cannot hold a run, or already holds
+    one that ``allow_existing_run`` does not allow to replace. ValueError says what to do."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; expected a folder (new or holding a run)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out} cannot be created: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out} is not writable")
+    existing = [name for name in RUN_FILES if (out / name).exists()]
+    if existing and not allow_existing_run:
+        raise ValueError(f"--out {out} already holds a run ({', '.join(existing)}); pass --resume {out} "
+                         "to continue it or --force to replace it")
+
+
+def _tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dict[str, Any],
+                        env_random_state: dict[str, Any] | None, save_buffer: bool) -> None:
+    """Write training_state.pt (and with ``save_buffer`` replay_buffer.pt), atomically.
+
+    Call it between episodes: ``loop`` holds the training loop's own state (episodes done,
+    scores so far, ...). The buffer file holds only the filled rows: 4 bytes x (2 x state
+    + action + 2) per transition, about 290 MB at one million transitions for Reacher.
+    """
+    run = Path(run_dir)
+    if isinstance(agent, FastAgent):
+        agent._settle_helper()  # nothing of an update may still be running
+        opt = agent.optimizer
+        optimizer: dict[str, Any] = {"flat": {"exp_avg": opt.exp_avg.clone(), "exp_avg_sq": opt.exp_avg_sq.clone(),
+                                              "t": opt.t}}
+    else:
+        optimizer = {"actor": agent.actor_optimizer.state_dict(), "critic": agent.critic_optimizer.state_dict()}
+    memory = agent.memory
+    numpy_global = np.random.get_state(legacy=False)  # noqa: NPY002 (the global generator, for code that uses it)
+    state = {
+        "networks": {name: _tensor_state(getattr(agent, name))
+                     for name in ("actor_local", "actor_target", "critic_local", "critic_target")},
+        "optimizer": optimizer,
+        "noise": {"state": torch.from_numpy(agent.noise.state.copy()), "scale": agent.noise.scale,
+                  "rng": agent.noise.rng.bit_generator.state},
+        "agent": {"t_step": agent.t_step, "n_updates": agent.n_updates, "learn_updates": agent.learn_updates},
+        "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
+                   "saved": save_buffer},
+        "random": {"torch": torch.get_rng_state(), "numpy": {**numpy_global, "state": {
+            k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in numpy_global["state"].items()}},
+            "environment": env_random_state},
+        "loop": loop,
+    }
+    if save_buffer:
+        data = memory.data[:memory.size].clone()
+        atomic_write(run / BUFFER_FILE, lambda fh: torch.save({"rows": data, "capacity": memory.capacity}, fh))
+    atomic_write(run / STATE_FILE, lambda fh: torch.save(state, fh))
+
+
+def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[str, Any]:
+    """Restore an agent saved by ``save_training_state``; return the rest of the saved state
+    (``loop``, ``random``, and ``exact``: False when the buffer was not saved and starts empty)."""
+    run = Path(run_dir)
+    path = run / STATE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{run} holds no {STATE_FILE}: it cannot be resumed (runs save it every "
+                                "--save-every episodes and at their end)")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several types for corrupt files
+        raise ValueError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    for name, tensors in state["networks"].items():
+        getattr(agent, name).load_state_dict(tensors)
+    optimizer = state["optimizer"]
+    if isinstance(agent, FastAgent) != ("flat" in optimizer):
+        raise ValueError(f"{path} was saved by the other learner; resume with the learner that trained it")
+    if isinstance(agent, FastAgent):
+        agent.optimizer.exp_avg.copy_(optimizer["flat"]["exp_avg"])
+        agent.optimizer.exp_avg_sq.copy_(optimizer["flat"]["exp_avg_sq"])
+        agent.optimizer.t = optimizer["flat"]["t"]
+    else:
+        agent.actor_optimizer.load_state_dict(optimizer["actor"])
+        agent.critic_optimizer.load_state_dict(optimizer["critic"])
+    noise = state["noise"]
+    agent.noise.state = noise["state"].numpy().copy()
+    agent.noise.scale = noise["scale"]
+    agent.noise.rng.bit_generator.state = noise["rng"]
+    agent.t_step, agent.n_updates = state["agent"]["t_step"], state["agent"]["n_updates"]
+    agent.learn_updates = state["agent"]["learn_updates"]
+    buffer, memory = state["buffer"], agent.memory
+    memory.generator.set_state(buffer["generator"])
+    exact = bool(buffer["saved"])
+    if exact:
+        saved = torch.load(run / BUFFER_FILE, map_location="cpu", weights_only=True)
+        rows = saved["rows"]
+        if saved["capacity"] != memory.capacity or rows.shape[1] != memory.data.shape[1]:
+            raise ValueError(f"{run / BUFFER_FILE} holds a buffer of {saved['capacity']} x {rows.shape[1]}; "
+                             f"the run's agent has {memory.capacity} x {memory.data.shape[1]}")
+        memory.data[:len(rows)] = rows
+        memory.pos, memory.size = buffer["pos"], buffer["size"]
+    random = state["random"]
+    torch.set_rng_state(random["torch"])
+    numpy_state = random["numpy"]
+    key_state = {k: (np.array(v, dtype=np.uint32) if isinstance(v, list) else v) for k, v in numpy_state["state"].items()}
+    np.random.set_state({**numpy_state, "state": key_state})  # noqa: NPY002
+    return {"loop": state["loop"], "environment": random["environment"], "exact": exact}

@@ -24,11 +24,15 @@ The run folder (checkpoints, run.json, scores.csv, scores.png) is written by ``r
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import shlex
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -52,26 +56,62 @@ GOOD_UPDATES = 10
 __all__ = ["GOOD_SCORE", "GOOD_UPDATES", "LEARNERS", "main", "train"]
 
 
+class Stopped(KeyboardInterrupt):
+    """Raised in the training loop by Ctrl-C (SIGINT), SIGTERM or SIGHUP."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextmanager
+def _stop_on_signals(guard: dict[str, Any]) -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP (a batch scheduler, a closed terminal) stop training.
+    While ``guard["saving"]`` is set, a signal waits in ``guard["pending"]`` until the files
+    are written (the saver raises it then)."""
+
+    def handler(signum: int, _frame: Any) -> None:
+        if guard["saving"]:
+            guard["pending"].append(signum)
+        else:
+            raise Stopped(signum)
+
+    if threading.current_thread() is not threading.main_thread():  # handlers only work there
+        yield
+        return
+    wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    previous = {sig: signal.signal(sig, handler) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LIMIT,
           target_score: float = rundir.SOLVE_SCORE, window: int = rundir.SOLVE_WINDOW,
-          stop_when_solved: bool = True, out_dir: str | None = None,
+          stop_when_solved: bool = True, out_dir: str | os.PathLike[str] | None = None,
           seed: int | None = None, quiet: bool = False, progress: bool = True,
           command: str | None = None, log: Callable[[str], None] | None = None,
           good_score: float | None = GOOD_SCORE, good_updates: int = GOOD_UPDATES,
-          extra_record: dict[str, Any] | None = None) -> np.ndarray:
+          extra_record: dict[str, Any] | None = None, save_every: int = 10,
+          save_buffer: bool = False, resume: dict[str, Any] | None = None) -> np.ndarray:
     """Run DDPG episodes; return the scores array (episodes x agents).
 
     Stops at ``n_episodes`` or, with ``stop_when_solved``, at the first episode where the
     trailing ``window``-episode average of the per-episode mean over agents reaches
     ``target_score``. ``max_t`` caps the decisions per episode; an episode cut there (or by
     the environment's time limit) is not a terminal state, the agent bootstraps through it.
-    Ctrl-C stops cleanly: completed episodes are kept and saved. With ``out_dir`` the run
-    folder is written at the end.
 
     Schedule: a policy whose episode scored at least ``good_score`` (mean over agents) needs
     fewer updates to stay good, so the next episode makes ``good_updates`` per learning
     step; below it, the config's ``learn_updates``. In a run that solves at episode ~105
     this halves the cost of the second half (``good_score=None`` turns it off).
+
+    With ``out_dir`` the run folder is written every ``save_every`` episodes and at the end,
+    with the full training state (``save_buffer``: the replay buffer too), so the run can be
+    resumed; ``resume`` is the ``loop`` part of a saved state, to continue from it. Ctrl-C,
+    SIGTERM and SIGHUP abandon the current episode and save every finished one.
     """
     from tqdm.auto import tqdm
 
@@ -80,64 +120,30 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     brain_name = env.brain_names[0]
     info = env.reset(train_mode=True)[brain_name]
     n_agents = len(info.vector_observations)
-    rows: list[np.ndarray] = []
-    means: list[float] = []
-    solved: int | None = None
-    solve_time: float | None = None
-    interrupted = False
-    start = time.perf_counter()
-    bar = tqdm(total=n_episodes, disable=not progress, unit="ep", dynamic_ncols=True, leave=False)
+    loop = resume or {"scores": [], "solved_at": None, "solve_time": None, "wall_before": 0.0}
+    rows: list[np.ndarray] = [np.asarray(r, dtype=np.float64) for r in loop["scores"]]
+    means: list[float] = [float(r.mean()) for r in rows]
+    solved: int | None = loop["solved_at"]
+    solve_time: float | None = loop["solve_time"]
+    stop: KeyboardInterrupt | None = None
+    saved_episodes = len(rows) if resume else None
+    guard: dict[str, Any] = {"saving": False, "pending": []}
+    start = time.perf_counter() - loop["wall_before"]
+    bar = tqdm(total=n_episodes, initial=len(rows), disable=not progress, unit="ep", dynamic_ncols=True,
+               leave=False)
     say = log or (lambda msg: tqdm.write(msg))
-    try:
-        for episode in range(1, n_episodes + 1):
-            t0 = time.perf_counter()
-            if episode > 1:
-                info = env.reset(train_mode=True)[brain_name]
-            agent.reset()
-            states = np.asarray(info.vector_observations, dtype=np.float64)
-            score = np.zeros(n_agents)
-            for _ in range(max_t):
-                actions = agent.act(states)
-                info = env.step(actions)[brain_name]
-                next_states = np.asarray(info.vector_observations, dtype=np.float64)
-                rewards = np.asarray(info.rewards, dtype=np.float64)
-                # Reacher's "done" is its time limit, never a terminal state: no `terminated`.
-                agent.step(states, actions, rewards, next_states)
-                score += rewards
-                states = next_states
-                if np.any(info.local_done):
-                    break
-            if good_score is not None:  # the schedule: fewer updates while the policy is good
-                good = score.mean() >= good_score
-                agent.learn_updates = good_updates if good else agent.config.learn_updates
-            rows.append(score)
-            means.append(float(score.mean()))
-            avg = float(np.mean(means[-window:]))
-            now = time.perf_counter()
-            bar.update(1)
-            bar.set_postfix(mean=f"{means[-1]:.2f}", avg=f"{avg:.2f}")
-            if not quiet:
-                say(f"Episode {episode:4d}  min {score.min():6.2f}  max {score.max():6.2f}  "
-                    f"mean {score.mean():6.2f}  avg{window} {avg:6.2f}  "
-                    f"time {now - t0:5.2f}s  total {now - start:7.1f}s")
-            if solved is None and episode >= window and avg >= target_score:
-                solved, solve_time = episode, now - start
-                say(f"Solved at episode {episode}: average {avg:.2f} over episodes "
-                    f"{episode - window + 1}-{episode}, {solve_time:.1f}s")
-                if stop_when_solved:
-                    break
-    except KeyboardInterrupt:
-        interrupted = True
-        say(f"Interrupted after {len(rows)} complete episodes; saving what we have.")
-    finally:
-        bar.close()
-    wall = time.perf_counter() - start
-    scores = np.array(rows, dtype=np.float64).reshape(len(rows), n_agents)
-    if len(rows):
-        last = scores[-window:].mean(axis=0)
-        say(f"{window}-episode average per agent (last {min(window, len(rows))} episodes):")
-        say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(last)))
-    if out_dir is not None:
+
+    def save(final: bool) -> None:
+        """The run folder; between episodes also the training state (resumable from here)."""
+        nonlocal saved_episodes
+        guard["saving"] = True
+        scores_now = np.array(rows, dtype=np.float64).reshape(len(rows), n_agents)
+        wall = time.perf_counter() - start
+        if stop is None:
+            state = {"scores": [r.tolist() for r in rows], "solved_at": solved, "solve_time": solve_time,
+                     "wall_before": wall}
+            rundir.save_training_state(out_dir, agent, state, getattr(env, "random_state", None), save_buffer)
+            saved_episodes = len(rows)
         record = {
             "seed": seed,
             "learner": next((k for k, cls in LEARNERS.items() if type(agent) is cls), type(agent).__name__),
@@ -151,12 +157,17 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "max_t": max_t,
             "target_score": target_score,
             "window": window,
+            "stop_when_solved": stop_when_solved,
             "solved_at_episode": solved,
             "time_to_solve_s": None if solve_time is None else round(solve_time, 2),
             "wall_time_s": round(wall, 2),
-            "final_average": float(scores.mean(axis=1)[-window:].mean()) if len(rows) else None,
+            "final_average": float(scores_now.mean(axis=1)[-window:].mean()) if len(rows) else None,
             "learner_updates": agent.n_updates,
-            "interrupted": interrupted,
+            "finished": final and stop is None,
+            "interrupted": stop is not None,
+            "signal": None if stop is None else getattr(stop, "signum", signal.SIGINT.value),
+            "resumable_from_episode": saved_episodes,
+            "save_buffer": save_buffer,
             "environment": type(env).__module__ + "." + type(env).__name__,
             "versions": rundir.versions(),
             "git_commit": rundir.git_commit(),
@@ -164,8 +175,70 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "platform": platform.platform(),
             **(extra_record or {}),
         }
-        rundir.write_run(out_dir, agent, scores, record)
-        say(f"Wrote checkpoints, scores.csv, run.json and scores.png to {out_dir}")
+        rundir.write_run(out_dir, agent, scores_now, record)
+        guard["saving"] = final  # after the final save, later signals are only noted
+        if not final and guard["pending"]:  # a signal came while saving: stop now
+            raise Stopped(guard["pending"][0])
+
+    with _stop_on_signals(guard):
+        try:
+            for episode in range(len(rows) + 1, n_episodes + 1):
+                t0 = time.perf_counter()
+                if episode > len(loop["scores"]) + 1:  # the first episode uses the reset above
+                    info = env.reset(train_mode=True)[brain_name]
+                agent.reset()
+                states = np.asarray(info.vector_observations, dtype=np.float64)
+                score = np.zeros(n_agents)
+                for _ in range(max_t):
+                    actions = agent.act(states)
+                    info = env.step(actions)[brain_name]
+                    next_states = np.asarray(info.vector_observations, dtype=np.float64)
+                    rewards = np.asarray(info.rewards, dtype=np.float64)
+                    # Reacher's "done" is its time limit, never a terminal state: no `terminated`.
+                    agent.step(states, actions, rewards, next_states)
+                    score += rewards
+                    states = next_states
+                    if np.any(info.local_done):
+                        break
+                if good_score is not None:  # the schedule: fewer updates while the policy is good
+                    good = score.mean() >= good_score
+                    agent.learn_updates = good_updates if good else agent.config.learn_updates
+                rows.append(score)
+                means.append(float(score.mean()))
+                avg = float(np.mean(means[-window:]))
+                now = time.perf_counter()
+                bar.update(1)
+                bar.set_postfix(mean=f"{means[-1]:.2f}", avg=f"{avg:.2f}")
+                if not quiet:
+                    say(f"Episode {episode:4d}  min {score.min():6.2f}  max {score.max():6.2f}  "
+                        f"mean {score.mean():6.2f}  avg{window} {avg:6.2f}  "
+                        f"time {now - t0:5.2f}s  total {now - start:7.1f}s")
+                if solved is None and episode >= window and avg >= target_score:
+                    solved, solve_time = episode, now - start
+                    say(f"Solved at episode {episode}: average {avg:.2f} over episodes "
+                        f"{episode - window + 1}-{episode}, {solve_time:.1f}s")
+                    if stop_when_solved:
+                        break
+                if out_dir is not None and episode % save_every == 0 and episode < n_episodes:
+                    save(final=False)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (Stopped)
+            stop = exc
+            guard["saving"] = True
+            if isinstance(agent, FastAgent):
+                agent._settle_helper()  # let a half-handed-over update end before saving
+            say(f"Interrupted ({exc if isinstance(exc, Stopped) else 'SIGINT'}) after {len(rows)} complete "
+                "episodes; saving what we have.")
+        finally:
+            guard["saving"] = True  # from here on, a signal waits: the run is being written
+            bar.close()
+        scores = np.array(rows, dtype=np.float64).reshape(len(rows), n_agents)
+        if len(rows):
+            last = scores[-window:].mean(axis=0)
+            say(f"{window}-episode average per agent (last {min(window, len(rows))} episodes):")
+            say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(last)))
+        if out_dir is not None:
+            save(final=True)
+            say(f"Wrote the run (checkpoints, scores.csv, run.json, scores.png, training state) to {out_dir}")
     return scores
 
 
@@ -180,7 +253,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-episodes", type=positive_int, dest="episodes",
                    help="alias of --episodes")
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
-    p.add_argument("--out", default="runs/latest", help="output folder (default runs/latest)")
+    p.add_argument("--out", default="runs/latest",
+                   help="output folder (default runs/latest); one that holds a run needs --resume or --force")
+    p.add_argument("--resume", metavar="DIR", default=None,
+                   help="continue the run in DIR to --episodes in total, with its own settings (exactly as "
+                        "if never stopped when it was saved with --save-buffer)")
+    p.add_argument("--force", action="store_true", help="replace the run already in --out")
+    p.add_argument("--save-every", type=positive_int, default=10,
+                   help="write the run folder and the full training state every N episodes (default 10)")
+    p.add_argument("--save-buffer", action="store_true",
+                   help="also save the replay buffer's filled part, so --resume continues exactly; about "
+                        "290 MB at one million transitions (the default buffer is full after 50 episodes "
+                        "of 20 arms)")
     p.add_argument("--learner", choices=sorted(LEARNERS), default="fast",
                    help="'fast' (default): the hand-written two-thread learner of ddpg_fast.py; "
                         "'readable': the plain-autograd agent of ddpg_agent.py (same update, slower)")
@@ -220,34 +304,81 @@ def make_env(n_agents: int, seed: int, unity: str | None = None) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI entry point; returns the process exit status."""
+    """CLI entry point; returns the process exit status (128 + the signal's number when a
+    signal stopped training: 130 for Ctrl-C, 143 for SIGTERM)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    given = set(sys.argv[1:] if argv is None else argv)
     if args.max_t > EPISODE_LIMIT:
         parser.error(f"--max-t must be at most {EPISODE_LIMIT} (episodes end there), got {args.max_t}")
+    argv_used = sys.argv[1:] if argv is None else argv
+    command = "python train.py " + " ".join(shlex.quote(a) for a in argv_used)
+    resume: dict[str, Any] | None = None
+    extra: dict[str, Any] = {}
+    if args.resume is not None:
+        fixed = sorted(given & {"--seed", "--config", "--learner", "--agents", "--max-t", "--unity", "--out",
+                                "--good-score", "--good-updates", "--threads", "--force"})
+        if fixed:
+            parser.error(f"--resume continues a run with its own settings; leave out {', '.join(fixed)}")
+        try:
+            record = rundir.read_record(args.resume)
+        except (FileNotFoundError, ValueError) as exc:
+            parser.error(f"--resume: {exc}")
+        args.out, args.seed, args.learner = args.resume, record["seed"], record["learner"]
+        args.agents, args.max_t, args.target = record["n_agents"], record["max_t"], record["target_score"]
+        args.threads = record.get("threads", 2)
+        schedule = record.get("schedule", {})
+        args.good_score = -1.0 if schedule.get("good_score") is None else schedule["good_score"]
+        args.good_updates = schedule.get("good_updates", GOOD_UPDATES)
+        args.config = record["config"]
+        if "--save-buffer" not in given:
+            args.save_buffer = bool(record.get("save_buffer", False))
+        if not record["environment"].startswith("reacher."):
+            parser.error("--resume: only runs on the built-in environment can be resumed")
+        extra["resumed"] = [*record.get("resumed", []), {"command": command}]
     try:
         config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
     except (TypeError, ValueError) as exc:
         parser.error(f"--config: {exc}")
+    try:
+        rundir.check_out_dir(args.out, allow_existing_run=args.force or args.resume is not None)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.unity is not None and not os.path.exists(args.unity):
+        parser.error(f"--unity: no such file: {args.unity}; expected the path of a Reacher Unity binary")
     torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
     torch.manual_seed(args.seed)
-    env = make_env(args.agents, args.seed, args.unity)
+    try:
+        env = make_env(args.agents, args.seed, args.unity)
+    except (ImportError, RuntimeError) as exc:  # --unity without the unityagents client, or a failed start
+        parser.error(f"--unity: {exc}")
     try:
         brain = env.brains[env.brain_names[0]]
         sizes = (brain.vector_observation_space_size, brain.vector_action_space_size, args.seed)
         agent = FastAgent(*sizes, config=config, threads=args.threads) if args.learner == "fast" \
             else Agent(*sizes, config=config)
-        argv_used = sys.argv[1:] if argv is None else argv
-        command = "python train.py " + " ".join(shlex.quote(a) for a in argv_used)
+        if args.resume is not None:
+            try:
+                saved = rundir.load_training_state(args.resume, agent)
+            except (FileNotFoundError, ValueError) as exc:
+                parser.error(f"--resume: {exc}")
+            env.random_state = saved["environment"]
+            resume = saved["loop"]
+            extra["resumed"][-1].update(from_episode=len(resume["scores"]), exact=saved["exact"])
+            if len(resume["scores"]) >= args.episodes:
+                parser.error(f"--resume: the run already has {len(resume['scores'])} episodes; "
+                             f"pass --episodes above that")
         train(env, agent, n_episodes=args.episodes, max_t=args.max_t,
               target_score=args.target, stop_when_solved=not args.no_stop,
               out_dir=args.out, seed=args.seed, quiet=args.quiet,
               progress=not args.no_progress, command=command,
               good_score=None if args.good_score < 0 else args.good_score,
-              good_updates=args.good_updates)
+              good_updates=args.good_updates, extra_record=extra, save_every=args.save_every,
+              save_buffer=args.save_buffer, resume=resume)
     finally:
         env.close()
-    return 0
+    record = rundir.read_record(args.out)
+    return 128 + record["signal"] if record["interrupted"] else 0
 
 
 if __name__ == "__main__":

@@ -193,6 +193,16 @@ class ReacherEnvironment:
         self._restart_arms()  # the draw the constructor makes
 
     @property
+    def random_state(self) -> dict[str, Any]:
+        """The goals' random generator state (the only randomness of the task): saved with a
+        training run, it lets a resumed run meet the goals the uninterrupted one would."""
+        return self._rng.bit_generator.state
+
+    @random_state.setter
+    def random_state(self, state: dict[str, Any]) -> None:
+        self._rng.bit_generator.state = state
+
+    @property
     def cap_counts(self) -> tuple[int, int]:
         """How many times since construction the 7 rad/s cap scaled the upper segment's
         and the lower segment's velocity (counted per arm and physics step)."""
@@ -384,9 +394,12 @@ class ReacherEnvironment:
         if vector_action is None:  # the original sends zeros for a brain given no action
             return np.zeros((n, ACTION_SIZE))
         try:
-            actions = np.asarray(vector_action, dtype=np.float64)
-        except (TypeError, ValueError):
+            raw = np.asarray(vector_action)
+        except (TypeError, ValueError):  # ragged nesting
             raise ValueError(f"actions must be numbers: expected {expected}") from None
+        if raw.dtype.kind not in "biuf":  # complex (its imaginary part would be dropped), object, text
+            raise ValueError(f"actions must be real numbers, got an array of dtype {raw.dtype}: expected {expected}")
+        actions = raw.astype(np.float64)
         if actions.size != n * ACTION_SIZE or (actions.ndim == 2 and actions.shape != (n, ACTION_SIZE)) or actions.ndim > 2:
             raise ValueError(f"actions have shape {actions.shape} ({actions.size} values): expected {expected}")
         actions = actions.reshape(n, ACTION_SIZE)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+import rundir
 import train as train_mod
 from ddpg_agent import Agent
 from tests._agent_helpers import FakeEnv
@@ -130,3 +131,104 @@ def test_bad_cli_arguments_exit_2_with_clear_message(args, message, capsys, tmp_
         train_mod.main([*args, "--out", str(tmp_path)])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- never lose a run
+SMALL_RUN = ["--agents", "2", "--max-t", "60", "--no-progress", "--quiet", "--config",
+             json.dumps({**FAST, "warmup": 32})]
+
+
+def _weights(folder) -> list[torch.Tensor]:
+    return [t for name in ("checkpoint_actor.pth", "checkpoint_critic.pth")
+            for t in torch.load(folder / name, weights_only=True).values()]
+
+
+@pytest.mark.parametrize("learner", ["fast", "readable"])
+def test_resume_with_the_buffer_is_bit_for_bit_the_uninterrupted_run(tmp_path, learner) -> None:
+    straight, split = tmp_path / "A", tmp_path / "B"
+    common = ["--seed", "1", "--no-stop", "--save-buffer", "--learner", learner]
+    assert train_mod.main(["--episodes", "3", "--out", str(straight), *common, *SMALL_RUN]) == 0
+    assert train_mod.main(["--episodes", "2", "--out", str(split), *common, *SMALL_RUN]) == 0
+    assert train_mod.main(["--resume", str(split), "--episodes", "3", "--no-stop", "--no-progress", "--quiet"]) == 0
+    assert (straight / "scores.csv").read_bytes() == (split / "scores.csv").read_bytes()
+    for one, two in zip(_weights(straight), _weights(split), strict=True):
+        assert torch.equal(one, two)
+    record = json.loads((split / "run.json").read_text())
+    assert record["episodes_run"] == 3 and record["resumed"][0]["from_episode"] == 2
+    assert record["resumed"][0]["exact"] is True
+
+
+def test_resume_without_the_buffer_refills_it_and_says_so(tmp_path) -> None:
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "2", "--out", str(run), *SMALL_RUN]) == 0
+    assert not (run / "replay_buffer.pt").exists()
+    assert train_mod.main(["--resume", str(run), "--episodes", "3", "--no-progress", "--quiet"]) == 0
+    record = json.loads((run / "run.json").read_text())
+    assert record["episodes_run"] == 3 and record["resumed"][0]["exact"] is False
+    assert len(rundir.read_scores(run)) == 3
+
+
+def test_periodic_saves_and_a_stopped_run_keep_finished_episodes(tmp_path) -> None:
+    env = FakeEnv(num_agents=3, episode_len=10, interrupt_in_episode=4)
+    agent = Agent(33, 4, 0, buffer_size=1000)
+    train_mod.train(env, agent, n_episodes=10, progress=False, quiet=True, out_dir=tmp_path, save_every=2)
+    record = json.loads((tmp_path / "run.json").read_text())
+    assert record["interrupted"] is True and record["signal"] == 2 and record["episodes_run"] == 3
+    assert record["resumable_from_episode"] == 2  # the last periodic save, between episodes 2 and 3
+    state = torch.load(tmp_path / "training_state.pt", weights_only=True)
+    assert len(state["loop"]["scores"]) == 2
+
+
+def test_sigterm_saves_the_run_and_exits_143(tmp_path) -> None:
+    """What a batch scheduler or a closed terminal does: the run is kept, the exit says why."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, str(Path(train_mod.__file__)), "--episodes", "1000", "--save-every", "1",
+                             "--out", str(out), *SMALL_RUN], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not (out / "training_state.pt").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    record = json.loads((out / "run.json").read_text())
+    assert record["interrupted"] is True and record["signal"] == signal.SIGTERM
+    assert record["episodes_run"] >= 1
+    assert _weights(out)  # loadable with weights_only=True
+    assert "Traceback" not in proc.stderr.read().decode()
+
+
+def test_output_folder_is_checked_before_training(tmp_path, capsys) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for out, message in ((a_file, "is a file; expected a folder"),
+                         (a_file / "below", "cannot be created")):
+        with pytest.raises(SystemExit) as exc:
+            train_mod.main(["--episodes", "1", "--out", str(out), *SMALL_RUN])
+        assert exc.value.code == 2 and message in capsys.readouterr().err
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    with pytest.raises(SystemExit):
+        train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN])
+    err = capsys.readouterr().err
+    assert "already holds a run" in err and "--resume" in err and "--force" in err
+    assert train_mod.main(["--episodes", "1", "--out", str(run), "--force", *SMALL_RUN]) == 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--resume", "nowhere"], "is not a run folder"),
+    (["--resume", "RUN", "--seed", "3"], "leave out --seed"),
+    (["--resume", "RUN", "--episodes", "1"], "already has 1 episodes"),
+])
+def test_bad_resume_arguments(tmp_path, capsys, args, message) -> None:
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    capsys.readouterr()
+    args = [str(run) if a == "RUN" else str(tmp_path / a) if a == "nowhere" else a for a in args]
+    with pytest.raises(SystemExit) as exc:
+        train_mod.main([*args, "--no-progress", "--quiet"])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
