@@ -115,6 +115,7 @@ def record_video(
     height: int = 480,
     on_episode: Callable[[int, np.ndarray], None] | None = None,
     quality: float = 5.0,
+    progress: bool = False,
 ) -> list[np.ndarray]:
     """Write `episodes` greedy episodes into one video file (.mp4 or .gif); return their scores.
 
@@ -140,13 +141,23 @@ expensive to encode). `on_episode(i, scores)` is called
         # Pillow's GIF writer takes a per-frame duration in ms; loop=0 loops forever.
         writer = imageio.get_writer(path, format="GIF", mode="I", duration=1000.0 / fps, loop=0)
     all_scores = []
+    from tqdm.auto import tqdm
+
+    # A progress bar over the frames (``progress``): a long render takes minutes.
+    bar = tqdm(total=episodes * (1 + steps // every), disable=not progress, unit="frame", leave=False)
+
+    def add_frame(frame: np.ndarray) -> None:
+        writer.append_data(frame)
+        bar.update(1)
+
     try:
         for episode in range(1, episodes + 1):
-            scores = run_episode(env, agent, steps, every, writer.append_data, width, height)
+            scores = run_episode(env, agent, steps, every, add_frame, width, height)
             all_scores.append(scores)
             if on_episode is not None:
                 on_episode(episode, scores)
     finally:
+        bar.close()
         writer.close()
     return all_scores
 
@@ -293,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({args.width}x{args.height}, a frame every {args.every} decision(s), {fps:g} fps)", flush=True)
         try:
             record_video(env, agent, out, args.episodes, args.steps, args.every, fps, args.width, args.height,
-                         on_episode=lambda i, s: _report(i, s, args.steps))
+                         on_episode=lambda i, s: _report(i, s, args.steps), progress=True)
         except RuntimeError as exc:  # no GL backend: the environment's message says what to install
             print(f"watch.py: error: {exc}", file=sys.stderr)
             return 1

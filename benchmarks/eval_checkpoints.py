@@ -12,23 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reacher import ReacherEnvironment  # noqa: E402
-from watch import load_agent, run_episode  # noqa: E402
+from evaluate import evaluate  # noqa: E402
+from watch import load_agent  # noqa: E402
 
 RUNS = ((20, 2024), (1, 2025))  # (arms, environment seed)
-
-
-def greedy_scores(agent: Any, num_agents: int, episodes: int, seed: int) -> np.ndarray:
-    """Per-episode score averaged over the arms, greedy policy."""
-    with ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False) as env:
-        return np.array([run_episode(env, agent).mean() for _ in range(episodes)])
 
 
 def main() -> None:
@@ -38,7 +29,7 @@ def main() -> None:
     agent = load_agent(ROOT / "checkpoint_actor.pth", ROOT / "checkpoint_critic.pth")
     print(f"# python benchmarks/eval_checkpoints.py{'' if args.episodes == 100 else f' --episodes {args.episodes}'}")
     for arms, seed in RUNS:
-        s = greedy_scores(agent, arms, args.episodes, seed)
+        s = evaluate(agent, args.episodes, arms, seed, progress=False)
         print(f"{arms} arm(s), {args.episodes} episodes, seed {seed}: mean {s.mean():.2f} (episodes from {s.min():.2f} to {s.max():.2f})",
               flush=True)
 

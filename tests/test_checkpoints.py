@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from ddpg_agent import Agent
-from reacher import ReacherEnvironment
+from evaluate import evaluate, main
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTOR = ROOT / "checkpoint_actor.pth"
@@ -26,33 +26,15 @@ def agent() -> Agent:
     return agent
 
 
-def evaluate(agent: Agent, num_agents: int, episodes: int, seed: int) -> np.ndarray:
-    """Per-episode score averaged over agents, greedy policy (no exploration noise)."""
-    env = ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False)
-    means = []
-    for _ in range(episodes):
-        states = env.reset(train_mode=True)["ReacherBrain"].vector_observations
-        score = np.zeros(num_agents)
-        while True:
-            info = env.step(agent.act(states, add_noise=False))["ReacherBrain"]
-            score += info.rewards
-            states = info.vector_observations
-            if any(info.local_done):
-                break
-        means.append(score.mean())
-    env.close()
-    return np.array(means)
-
-
 @pytest.mark.timeout(900)
 def test_committed_checkpoints_score_30_over_100_episodes_of_20_agents(agent):
-    means = evaluate(agent, num_agents=20, episodes=100, seed=2024)
+    means = evaluate(agent, episodes=100, agents=20, seed=2024, progress=False)
     assert means.mean() >= 30.0, f"mean {means.mean():.2f} over 100 episodes"
 
 
 @pytest.mark.timeout(900)
 def test_committed_checkpoints_score_30_over_100_episodes_of_1_agent(agent):
-    means = evaluate(agent, num_agents=1, episodes=100, seed=2025)
+    means = evaluate(agent, episodes=100, agents=1, seed=2025, progress=False)
     assert means.mean() >= 30.0, f"mean {means.mean():.2f} over 100 episodes"
 
 
@@ -65,3 +47,24 @@ def test_run_record_describes_the_committed_run():
     from ddpg_agent import DDPGConfig
 
     assert record["config"] == DDPGConfig().to_dict()
+
+
+def test_evaluate_command_prints_its_summary_last_and_writes_files(tmp_path, capsys):
+    assert main(["--episodes", "3", "--agents", "2", "--seed", "5", "--out", str(tmp_path), "--no-progress"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("checkpoint_actor.pth: 3 episodes of 2 arm(s), seed 5: mean ") and "95% CI [" in last
+    summary = json.loads((tmp_path / "evaluation.json").read_text())
+    scores = np.loadtxt(tmp_path / "evaluation.csv", delimiter=",", skiprows=1)[:, 1]
+    assert summary["episodes"] == 3 and summary["mean"] == pytest.approx(scores.mean(), abs=1e-4)
+    half = 1.96 * scores.std(ddof=1) / np.sqrt(3)
+    assert summary["ci95_high"] - summary["mean"] == pytest.approx(half, abs=1e-4)
+    assert summary["mean"] > 30  # the committed policy
+
+
+def test_evaluate_rejects_bad_input(tmp_path, capsys):
+    for args, message in ((["--episodes", "0"], "expected a positive integer"),
+                          (["--run", str(tmp_path)], "not a run folder"),
+                          (["--run", str(tmp_path), "--actor", "a.pth"], "leave out --actor")):
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        assert exc.value.code == 2 and message in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -125,8 +126,12 @@ def test_ctrl_c_stops_cleanly_and_saves(tmp_path) -> None:
     (["--config", "no/such/file.json"], "is neither a JSON object nor an existing file"),
     (["--max-t", "2000"], "--max-t must be at most 1000"),
     (["--learner", "quick"], "invalid choice: 'quick'"),
+    (["--unity", "no/such/Reacher.x86_64"], "--unity: no such file"),
+    (["--unity", "STANDIN"], "unityagents"),  # this venv has no unityagents client
 ])
 def test_bad_cli_arguments_exit_2_with_clear_message(args, message, capsys, tmp_path) -> None:
+    standin = Path(train_mod.__file__).parent / "Reacher_Linux_NoVis" / "Reacher.x86_64"
+    args = [str(standin) if a == "STANDIN" else a for a in args]
     with pytest.raises(SystemExit) as exc:
         train_mod.main([*args, "--out", str(tmp_path)])
     assert exc.value.code == 2
@@ -185,7 +190,6 @@ def test_sigterm_saves_the_run_and_exits_143(tmp_path) -> None:
     import subprocess
     import sys
     import time
-    from pathlib import Path
 
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, str(Path(train_mod.__file__)), "--episodes", "1000", "--save-every", "1",

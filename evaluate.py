@@ -1,0 +1,97 @@
+"""Score a trained policy: the greedy actor (no exploration noise) over many episodes.
+
+    python evaluate.py                               # the committed checkpoints, 100 episodes of 20 arms
+    python evaluate.py --run runs/latest --episodes 20 --agents 1 --out runs/latest/eval
+    python evaluate.py --actor my_actor.pth --seed 7
+
+Prints the mean, the standard deviation and a 95% confidence interval of the per-episode
+score (the mean over the arms, as the task defines it), with a progress bar while it plays.
+With --out it writes the per-episode scores (CSV) and the summary (JSON) there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import rundir
+from cli import non_negative_int, positive_int
+from reacher import ReacherEnvironment
+from watch import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
+
+SUMMARY_FILE = "evaluation.json"
+EPISODES_FILE = "evaluation.csv"
+
+
+def evaluate(agent: Any, episodes: int = 100, agents: int = 20, seed: int = 0,
+             progress: bool = True) -> np.ndarray:
+    """Per-episode scores (mean over the arms) of the greedy policy, one per episode."""
+    from tqdm.auto import tqdm
+
+    scores = np.empty(episodes)
+    with ReacherEnvironment(num_agents=agents, seed=seed, verbose=False) as env:
+        for i in tqdm(range(episodes), disable=not progress, unit="ep", leave=False):
+            scores[i] = run_episode(env, agent).mean()
+    return scores
+
+
+def summarise(scores: np.ndarray) -> dict[str, float]:
+    """Mean, sample standard deviation and a normal-approximation 95% confidence interval."""
+    n = len(scores)
+    std = float(scores.std(ddof=1)) if n > 1 else 0.0
+    half = 1.96 * std / math.sqrt(n)
+    mean = float(scores.mean())
+    return {"episodes": n, "mean": mean, "std": std, "ci95_low": mean - half, "ci95_high": mean + half,
+            "min": float(scores.min()), "max": float(scores.max())}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evaluate.py", description=__doc__.splitlines()[0])
+    p.add_argument("--run", metavar="DIR", default=None,
+                   help="a run folder written by train.py (the architecture comes from its run.json)")
+    p.add_argument("--actor", default=None, help=f"actor state_dict, default architecture (default: {DEFAULT_ACTOR.name})")
+    p.add_argument("--critic", default=None, help=f"critic state_dict, checked to load (default: {DEFAULT_CRITIC.name})")
+    p.add_argument("--episodes", type=positive_int, default=100, help="episodes to play (default 100)")
+    p.add_argument("--agents", type=positive_int, default=20, help="arms (default 20)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="environment seed (default 0)")
+    p.add_argument("--out", default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.run is not None and (args.actor or args.critic):
+        parser.error("--run takes the checkpoints from the run folder; leave out --actor/--critic")
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {args.out} is a file; expected a folder")
+    critic = args.critic or (None if args.actor else DEFAULT_CRITIC)
+    try:
+        agent = load_agent(args.actor, critic, seed=0, run=args.run)
+    except (FileNotFoundError, ValueError) as exc:
+        parser.error(str(exc))
+    source = args.run or args.actor or DEFAULT_ACTOR.name
+    scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress)
+    summary = {"source": str(source), "agents": args.agents, "seed": args.seed, **summarise(scores)}
+    if args.out is not None:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        text = "episode,score\n" + "".join(f"{i},{s:.4f}\n" for i, s in enumerate(scores, start=1))
+        rundir.atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
+        rundir.write_json(out / SUMMARY_FILE, summary)
+        print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")
+    print(f"{source}: {args.episodes} episodes of {args.agents} arm(s), seed {args.seed}: mean {summary['mean']:.2f}, "
+          f"std {summary['std']:.2f}, 95% CI [{summary['ci95_low']:.2f}, {summary['ci95_high']:.2f}], "
+          f"episodes from {summary['min']:.2f} to {summary['max']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
