@@ -34,8 +34,9 @@ gl:
 		fi; \
 	fi
 
+# Each `make run` replaces the run in $(RUN_DIR) (train.py says so); pick another with RUN_DIR=...
 run: setup
-	$(PY) train.py --out $(RUN_DIR)
+	$(PY) train.py --out $(RUN_DIR) --force
 
 # The genuine unityagents 0.4.0 client in its own venv, for old notebooks (see README).
 unity: setup

@@ -348,6 +348,7 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
             k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in numpy_global["state"].items()}},
             "environment": env_random_state},
         "loop": loop,
+        "config": agent.config.to_dict(),
     }
     if save_buffer:
         data = memory.data[:memory.size].clone()

@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -344,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         rundir.check_out_dir(args.out, allow_existing_run=args.force or args.resume is not None)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.force and any((Path(args.out) / name).exists() for name in rundir.RUN_FILES):
+        print(f"Replacing the run in {args.out} (--force)")
+        for name in rundir.RUN_FILES:  # nothing of the old run may pass for part of the new one
+            (Path(args.out) / name).unlink(missing_ok=True)
     if args.unity is not None and not os.path.exists(args.unity):
         parser.error(f"--unity: no such file: {args.unity}; expected the path of a Reacher Unity binary")
     torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
