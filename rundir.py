@@ -352,7 +352,10 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
     }
     if save_buffer:
         data = memory.data[:memory.size].clone()
-        atomic_write(run / BUFFER_FILE, lambda fh: torch.save({"rows": data, "capacity": memory.capacity}, fh))
+        # t_step ties the buffer to its state file: a process killed between the two writes
+        # leaves a pair that does not match, and resume then refills instead.
+        atomic_write(run / BUFFER_FILE, lambda fh: torch.save(
+            {"rows": data, "capacity": memory.capacity, "t_step": agent.t_step}, fh))
     atomic_write(run / STATE_FILE, lambda fh: torch.save(state, fh))
 
 
@@ -388,9 +391,12 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
     agent.learn_updates = state["agent"]["learn_updates"]
     buffer, memory = state["buffer"], agent.memory
     memory.generator.set_state(buffer["generator"])
-    exact = bool(buffer["saved"])
+    exact = bool(buffer["saved"]) and (run / BUFFER_FILE).is_file()
+    saved = torch.load(run / BUFFER_FILE, map_location="cpu", weights_only=True) if exact else None
+    if saved is not None and saved.get("t_step") != state["agent"]["t_step"]:
+        exact = False  # the buffer file belongs to another save (the process died in between)
     if exact:
-        saved = torch.load(run / BUFFER_FILE, map_location="cpu", weights_only=True)
+        assert saved is not None
         rows = saved["rows"]
         if saved["capacity"] != memory.capacity or rows.shape[1] != memory.data.shape[1]:
             raise ValueError(f"{run / BUFFER_FILE} holds a buffer of {saved['capacity']} x {rows.shape[1]}; "

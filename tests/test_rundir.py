@@ -150,3 +150,26 @@ def test_trailing_average() -> None:
 
 def test_filled_agent_helper_is_readable_agent() -> None:
     assert type(filled_agent()) is Agent
+
+
+@pytest.mark.parametrize("agent_class", [Agent, FastAgent])
+def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path, agent_class) -> None:
+    agent = _trained(agent_class)
+    agent.t_step = 7
+    rundir.save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
+    fresh = agent_class(33, 4, 3, buffer_size=5000, batch_size=32)
+    saved = rundir.load_training_state(tmp_path, fresh)
+    assert saved["exact"] and len(fresh.memory) == len(agent.memory) and fresh.t_step == 7
+    assert torch.equal(fresh.memory.data, agent.memory.data)
+    for name in ("actor_local", "actor_target", "critic_local", "critic_target"):
+        for a, b in zip(getattr(fresh, name).parameters(), getattr(agent, name).parameters(), strict=True):
+            assert torch.equal(a, b)
+    # A buffer file from another save (the process died between the two writes) is not used.
+    agent.t_step = 8
+    other = tmp_path / "other"
+    other.mkdir()
+    rundir.save_training_state(other, agent, {"scores": []}, None, save_buffer=True)
+    (other / rundir.BUFFER_FILE).replace(tmp_path / rundir.BUFFER_FILE)
+    again = agent_class(33, 4, 3, buffer_size=5000, batch_size=32)
+    assert rundir.load_training_state(tmp_path, again)["exact"] is False
+    assert len(again.memory) == 0
