@@ -325,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
             record = rundir.read_record(args.resume)
         except (FileNotFoundError, ValueError) as exc:
             parser.error(f"--resume: {exc}")
+        missing = [k for k in ("seed", "learner", "n_agents", "max_t", "target_score", "environment") if k not in record]
+        if missing or not (Path(args.resume) / rundir.STATE_FILE).is_file():
+            parser.error(f"--resume: {args.resume} was not saved by train.py with its training state "
+                         f"(no {rundir.STATE_FILE}{'; run.json lacks ' + ', '.join(missing) if missing else ''})")
         args.out, args.seed, args.learner = args.resume, record["seed"], record["learner"]
         args.agents, args.max_t, args.target = record["n_agents"], record["max_t"], record["target_score"]
         args.threads = record.get("threads", 2)

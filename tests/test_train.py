@@ -236,3 +236,12 @@ def test_bad_resume_arguments(tmp_path, capsys, args, message) -> None:
     with pytest.raises(SystemExit) as exc:
         train_mod.main([*args, "--no-progress", "--quiet"])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_resume_needs_a_training_state(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    (run / "training_state.pt").unlink()
+    with pytest.raises(SystemExit) as exc:
+        train_mod.main(["--resume", str(run), "--episodes", "2"])
+    assert exc.value.code == 2 and "was not saved by train.py with its training state" in capsys.readouterr().err
