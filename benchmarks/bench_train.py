@@ -7,7 +7,8 @@
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
 average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
-time of ``train()`` until it stopped; then the medians (an unsolved seed counts as
+time of ``train()`` until it stopped, split into stepping the environment, acting,
+learning and the rest (storing transitions, the loop); then the medians (an unsolved seed counts as
 worse than any solved one) and how many seeds solved. The learner figure is the median
 of 5 timed blocks of 1,000 updates (``Agent.learn_many``, what training runs) on a filled
 buffer (batch 256, 128-128 networks unless --config says otherwise), for the chosen
@@ -22,7 +23,9 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -64,25 +67,45 @@ def learner_updates_per_s(config: DDPGConfig, learner: str, threads: int = 2, n_
     return float(np.median(rates)), rates
 
 
+def _timed(function: Callable[..., Any], seconds: dict[str, float], key: str) -> Callable[..., Any]:
+    """``function`` that adds its wall-clock time to ``seconds[key]``."""
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            seconds[key] += time.perf_counter() - t0
+    return timed
+
+
 def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
              learner: str = "fast") -> dict:
-    """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures."""
+    """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures,
+    with where the time went: stepping the environment (``env.step``), acting
+    (``agent.act``), learning (the updates ``agent.step`` makes) and the rest (storing
+    transitions, the training loop, resets)."""
     from reacher import ReacherEnvironment
 
     env = ReacherEnvironment(num_agents=n_agents, seed=seed, verbose=False)
+    seconds = {"environment": 0.0, "acting": 0.0, "learning": 0.0}
     try:
         torch.manual_seed(seed)
         agent = LEARNERS[learner](33, 4, seed, config=config)
+        env.step = _timed(env.step, seconds, "environment")  # type: ignore[method-assign]
+        agent.act = _timed(agent.act, seconds, "acting")  # type: ignore[method-assign]
+        agent.learn_many = _timed(agent.learn_many, seconds, "learning")  # type: ignore[method-assign]
         t0 = time.perf_counter()
         scores = train(env, agent, n_episodes=max_episodes, progress=False, quiet=True,
                        log=lambda _msg: None)
         wall = time.perf_counter() - t0
     finally:
         env.close()
+    seconds["other"] = wall - sum(seconds.values())
     means = scores.mean(axis=1)
     return {"seed": seed, "solved_at": solved_at(means), "episodes": len(scores),
             "wall_s": round(wall, 1), "updates": agent.n_updates,
             "final_avg100": round(float(means[-100:].mean()), 2),
+            "seconds": {k: round(v, 1) for k, v in seconds.items()},
             "episode_means": [round(float(m), 3) for m in means]}
 
 
@@ -134,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
             print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "
                   f"updates {r['updates']}  final avg100 {r['final_avg100']:.2f}", flush=True)
+            print("  time: " + ", ".join(f"{k} {v:.1f}s ({v / r['wall_s']:.0%})" for k, v in r["seconds"].items()),
+                  flush=True)
             if args.show_curve:
                 m = r["episode_means"]
                 print("  mean score at episodes 5, 10, ...: "
