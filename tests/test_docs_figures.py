@@ -122,3 +122,10 @@ def test_reference_variants_quoted_in_the_readme():
     no_base = uniform_score("unity_6_1_no_base_collider_1000_arm_episodes.txt")
     expect(f"(uniform {base:.3f} and {iters12:.3f};", ("README.md", README))
     expect(f"scores {no_base:.3f} against {base:.3f}", ("README.md", README))
+
+
+def test_time_breakdown_figures():
+    bench = _bench("bench_time_breakdown.json")
+    for key in ("learning", "environment", "acting"):
+        shares = " and ".join(f"{s['seconds'][key] / s['wall_s']:.0%}" for s in bench["seeds"])
+        expect(shares, ("README.md", README))
