@@ -16,7 +16,8 @@ Adam pass per tensor) costs as much as the arithmetic. So here:
   update. Matrix products release the GIL, so both cores work at once, and each operation
   sees exactly the inputs it sees on one thread: two threads give bitwise the results of
   one (tested);
-* with ``learn_many`` the next batch is drawn while the current update finishes.
+* with ``learn_many`` the next batch is drawn, into a preallocated tensor, while the
+  current update finishes.
 
 ``tests/test_fast_agent.py`` proves it equal to ``Agent``: from the same weights and batches,
 50 updates of each give the same weights, target weights and Adam moments to 1e-5 relative.
@@ -34,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg_agent import Agent, DDPGConfig, ReplayBuffer
+from ddpg_agent import Agent, DDPGConfig
 
 # relu(bias + x @ w) in one call (ATen runs addmm, then relu in place: the same numbers).
 _ADDMM_RELU = torch._addmm_activation
@@ -197,27 +198,6 @@ class _HelperThread:
         self._go.release()
 
 
-class PrefetchReplayBuffer(ReplayBuffer):
-    """``ReplayBuffer`` whose batches go into two preallocated tensors used in turn, so the
-    next batch can be drawn while the previous one is still in use. Same random draws."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._index = [torch.empty(self.batch_size, dtype=torch.long) for _ in range(2)]
-        self._rows = [torch.empty(self.batch_size, self.data.shape[1]) for _ in range(2)]
-        self._turn = 0
-
-    def sample(self) -> tuple[torch.Tensor, ...]:
-        """Like ``ReplayBuffer.sample``, as views that the call after next overwrites."""
-        if self.size == 0:
-            raise ValueError("cannot sample from an empty replay buffer")
-        self._turn ^= 1
-        index, rows = self._index[self._turn], self._rows[self._turn]
-        torch.randint(self.size, (self.batch_size,), generator=self.generator, out=index)
-        torch.index_select(self.data, 0, index, out=rows)
-        return self.split(rows)
-
-
 class _Views:
     """Named views of the flat [actor | critic] tensor (parameters, targets or gradients).
 
@@ -258,8 +238,11 @@ class FastAgent(Agent):
             raise ValueError(f"threads must be 1 or 2, got {threads!r}")
         torch.set_num_threads(1)
         cfg = self.config
-        self.memory = PrefetchReplayBuffer(state_size, action_size, cfg.buffer_size,
-                                           cfg.batch_size, self.seed)
+        # Batches go into two preallocated tensors used in turn, so the next batch can be drawn
+        # while the previous one is still in use (``_sample``).
+        self._index = [torch.empty(cfg.batch_size, dtype=torch.long) for _ in range(2)]
+        self._rows = [torch.empty(cfg.batch_size, self.memory.data.shape[1]) for _ in range(2)]
+        self._turn = 0
         nets = [self.actor_local, self.critic_local]
         targets = [self.actor_target, self.critic_target]
         shapes = [p.shape for m in nets for p in m.parameters()]
@@ -281,6 +264,18 @@ class FastAgent(Agent):
         self.threads = threads
         self.two_threads = threads == 2 and available_cpus() >= 2
 
+    def _sample(self) -> tuple[torch.Tensor, ...]:
+        """``memory.sample()`` (the same random draws), as views into one of the two batch
+        tensors: the call after next overwrites them."""
+        memory = self.memory
+        if memory.size == 0:
+            raise ValueError("cannot sample from an empty replay buffer")
+        self._turn ^= 1
+        index, rows = self._index[self._turn], self._rows[self._turn]
+        torch.randint(memory.size, (memory.batch_size,), generator=memory.generator, out=index)
+        torch.index_select(memory.data, 0, index, out=rows)
+        return memory.split(rows)
+
     # ------------------------------------------------------------ the schedule
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
         """One update on ``experiences``: the same as ``Agent.learn``."""
@@ -295,7 +290,7 @@ class FastAgent(Agent):
         numbers are the same.
         """
         self._settle_helper()
-        batch = self.memory.sample() if n_updates > 0 else None
+        batch = self._sample() if n_updates > 0 else None
         for i in range(n_updates):
             assert batch is not None  # drawn before the loop or by the previous update
             batch = self._update(batch, prefetch=i + 1 < n_updates)
@@ -313,7 +308,7 @@ class FastAgent(Agent):
             self._actor_gradients(ws, s)
             self._clip_critic_gradient()
             self._apply_gradients()
-            next_batch = self.memory.sample() if prefetch else None
+            next_batch = self._sample() if prefetch else None
         self.n_updates += 1
         return next_batch
 
@@ -351,7 +346,7 @@ class FastAgent(Agent):
             finally:
                 grads_ready.release()
             if prefetch:  # after this update's random draws, into the other batch tensor
-                next_box.append(self.memory.sample())
+                next_box.append(self._sample())
 
         helper.submit(helper_part)
         try:
@@ -480,4 +475,4 @@ class FastAgent(Agent):
         self.target_flat.lerp_(self.flat, self.config.tau)
 
 
-__all__ = ["FastAgent", "FlatAdam", "PrefetchReplayBuffer", "available_cpus"]
+__all__ = ["FastAgent", "FlatAdam", "available_cpus"]
