@@ -100,9 +100,13 @@ def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
                      critic_path: str | os.PathLike[str]) -> None:
     """The local actor's and critic's state_dicts, in the course's file format."""
     for module, path in ((agent.actor_local, actor_path), (agent.critic_local, critic_path)):
-        # Compact copies: the fast learner's tensors are views into one flat buffer.
-        state = {k: v.detach().clone() for k, v in module.state_dict().items()}
+        state = _tensor_state(module)
         atomic_write(path, lambda fh, state=state: torch.save(state, fh))
+
+
+def _tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """A state_dict of compact copies (the fast learner's tensors are views into one flat buffer)."""
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
 def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
@@ -313,8 +317,13 @@ def check_out_dir(out_dir: str | os.PathLike[str], allow_existing_run: bool) -> 
                          "to continue it or --force to replace it")
 
 
-def _tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
-    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+def clear_run(out_dir: str | os.PathLike[str]) -> bool:
+    """Remove the files of a run from ``out_dir`` (for --force), so that nothing of the old run
+    passes for part of the new one; True when there was something to remove."""
+    found = [Path(out_dir) / name for name in RUN_FILES if (Path(out_dir) / name).exists()]
+    for path in found:
+        path.unlink()
+    return bool(found)
 
 
 def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dict[str, Any],

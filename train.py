@@ -133,6 +133,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     bar = tqdm(total=n_episodes, initial=len(rows), disable=not progress, unit="ep", dynamic_ncols=True,
                leave=False)
     say = log or (lambda msg: tqdm.write(msg))
+    # Fixed for the run: asked once (git runs in a subprocess), not at every save.
+    provenance = {"versions": rundir.versions(), "git_commit": rundir.git_commit()} if out_dir is not None else {}
 
     def save(final: bool) -> None:
         """The run folder; between episodes also the training state (resumable from here)."""
@@ -170,8 +172,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "resumable_from_episode": saved_episodes,
             "save_buffer": save_buffer,
             "environment": type(env).__module__ + "." + type(env).__name__,
-            "versions": rundir.versions(),
-            "git_commit": rundir.git_commit(),
+            **provenance,
             "command": command,
             "platform": platform.platform(),
             **(extra_record or {}),
@@ -349,10 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         rundir.check_out_dir(args.out, allow_existing_run=args.force or args.resume is not None)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.force and any((Path(args.out) / name).exists() for name in rundir.RUN_FILES):
+    if args.force and rundir.clear_run(args.out):
         print(f"Replacing the run in {args.out} (--force)")
-        for name in rundir.RUN_FILES:  # nothing of the old run may pass for part of the new one
-            (Path(args.out) / name).unlink(missing_ok=True)
     if args.unity is not None and not os.path.exists(args.unity):
         parser.error(f"--unity: no such file: {args.unity}; expected the path of a Reacher Unity binary")
     torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
