@@ -68,13 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.run is not None and (args.actor or args.critic):
-        parser.error("--run takes the checkpoints from the run folder; leave out --actor/--critic")
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out} is a file; expected a folder")
-    critic = args.critic or (None if args.actor else DEFAULT_CRITIC)
     try:
-        agent = load_agent(args.actor, critic, seed=0, run=args.run)
+        agent = load_agent(args.actor, args.critic, seed=0, run=args.run)
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name

@@ -164,10 +164,20 @@ expensive to encode). `on_episode(i, scores)` is called
 
 def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.PathLike[str] | None = None,
                seed: int = 0, run: str | os.PathLike[str] | None = None) -> Any:
-    """An agent to watch: from a run folder (its architecture from run.json) or from two
-    checkpoint files of the default architecture (FileNotFoundError / ValueError if unusable)."""
+    """An agent to watch: from a run folder (its architecture from run.json) or from checkpoint
+    files of the default architecture (FileNotFoundError / ValueError if unusable).
+
+    Without ``actor`` the committed checkpoints are used, the critic included; with ``actor``
+    alone no critic is loaded. ``critic="none"`` skips it too (acting needs only the actor).
+    """
     if run is not None:
+        if actor is not None or critic is not None:
+            raise ValueError("--run takes the checkpoints from the run folder; leave out --actor/--critic")
         return rundir.agent_from_run(run, seed=seed)
+    if critic is None and actor is None:
+        critic = DEFAULT_CRITIC
+    if isinstance(critic, str) and critic.lower() == "none":
+        critic = None
     return rundir.agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed)
 
 
@@ -205,8 +215,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Problems argparse cannot see on its own; parser.error exits with status 2."""
-    if args.run is not None and (args.actor is not None or args.critic is not None):
-        parser.error("--run takes the checkpoints from the run folder; leave out --actor/--critic")
     if args.steps > EPISODE_DECISIONS:
         parser.error(f"--steps must be at most {EPISODE_DECISIONS} (an episode's length), got {args.steps}")
     if args.out is not None and Path(args.out).suffix.lower() not in VIDEO_SUFFIXES:
@@ -272,11 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
-    critic = args.critic or (None if args.actor else DEFAULT_CRITIC)
-    if isinstance(critic, str) and critic.lower() == "none":
-        critic = None
     try:
-        agent = load_agent(args.actor, critic, seed=args.seed, run=args.run)
+        agent = load_agent(args.actor, args.critic, seed=args.seed, run=args.run)
     except (FileNotFoundError, ValueError) as exc:
         hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
