@@ -3,6 +3,7 @@
     python evaluate.py                               # the committed checkpoints, 100 episodes of 20 arms
     python evaluate.py --run runs/latest --episodes 20 --agents 1 --out runs/latest/eval
     python evaluate.py --actor my_actor.pth --seed 7
+    python evaluate.py --run runs/mcc                # a Gymnasium run: its task, from run.json
 
 Prints the mean, the standard deviation and a 95% confidence interval of the per-episode
 score (the mean over the arms, as the task defines it), with a progress bar while it plays.
@@ -22,7 +23,7 @@ import numpy as np
 
 import rundir
 from cli import non_negative_int, positive_int
-from reacher import ReacherEnvironment
+from tasks import DEFAULT_ENV, open_environment
 from watch import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
 
 SUMMARY_FILE = "evaluation.json"
@@ -30,12 +31,13 @@ EPISODES_FILE = "evaluation.csv"
 
 
 def evaluate(agent: Any, episodes: int = 100, agents: int = 20, seed: int = 0,
-             progress: bool = True) -> np.ndarray:
-    """Per-episode scores (mean over the arms) of the greedy policy, one per episode."""
+             progress: bool = True, env_id: str = DEFAULT_ENV) -> np.ndarray:
+    """Per-episode scores (mean over the arms, or over the copies of a Gymnasium task
+    ``env_id``) of the greedy policy, one per episode."""
     from tqdm.auto import tqdm
 
     scores = np.empty(episodes)
-    with ReacherEnvironment(num_agents=agents, seed=seed, verbose=False) as env:
+    with open_environment(env_id, agents, seed) as env:
         for i in tqdm(range(episodes), disable=not progress, unit="ep", leave=False):
             scores[i] = run_episode(env, agent).mean()
     return scores
@@ -58,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--actor", default=None, help=f"actor state_dict, default architecture (default: {DEFAULT_ACTOR.name})")
     p.add_argument("--critic", default=None, help=f"critic state_dict, checked to load (default: {DEFAULT_CRITIC.name})")
     p.add_argument("--episodes", type=positive_int, default=100, help="episodes to play (default 100)")
-    p.add_argument("--agents", type=positive_int, default=20, help="arms (default 20)")
+    p.add_argument("--agents", type=positive_int, default=None,
+                   help="arms (default 20), or copies of the run's Gymnasium task (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="environment seed (default 0)")
     p.add_argument("--out", default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -75,8 +78,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name
-    scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress)
-    summary = {"source": str(source), "agents": args.agents, "seed": args.seed, **summarise(scores)}
+    env_id = (rundir.read_record(args.run).get("env_id") or DEFAULT_ENV) if args.run else DEFAULT_ENV
+    if args.agents is None:
+        args.agents = 20 if env_id == DEFAULT_ENV else 1
+    scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id)
+    summary = {"source": str(source), "environment": env_id, "agents": args.agents, "seed": args.seed,
+               **summarise(scores)}
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -84,7 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rundir.atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
         rundir.write_json(out / SUMMARY_FILE, summary)
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")
-    print(f"{source}: {args.episodes} episodes of {args.agents} arm(s), seed {args.seed}: mean {summary['mean']:.2f}, "
+    unit = "arm(s)" if env_id == DEFAULT_ENV else f"{env_id}"
+    print(f"{source}: {args.episodes} episodes of {args.agents} {unit}, seed {args.seed}: mean {summary['mean']:.2f}, "
           f"std {summary['std']:.2f}, 95% CI [{summary['ci95_low']:.2f}, {summary['ci95_high']:.2f}], "
           f"episodes from {summary['min']:.2f} to {summary['max']:.2f}")
     return 0

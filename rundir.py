@@ -46,7 +46,12 @@ SCORES_FILE = "scores.csv"
 PLOT_FILE = "scores.png"
 STATE_FILE = "training_state.pt"
 BUFFER_FILE = "replay_buffer.pt"
-RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE)
+VALUE_MAPS_DIR = "value_maps"  # train.py --animate: one PNG per drawn episode...
+VALUE_MAP_FILE = "value_map.png"  # ...the final picture...
+ANIMATION_STEM = "value_maps"  # ...and the animation, value_maps.mp4 (or .gif without ffmpeg)
+ANIMATION_SUFFIXES = (".mp4", ".gif")
+RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
+             VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
 SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
 # DDPGConfig fields that fix the networks' shapes (all a replay needs from the config).
@@ -234,7 +239,7 @@ def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
     return record
 
 
-def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float = SOLVE_SCORE,
+def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float | None = SOLVE_SCORE,
                 window: int = SOLVE_WINDOW) -> None:
     """Reward plot: per-episode mean over agents with the min-max band, trailing average, target."""
     import matplotlib
@@ -251,10 +256,11 @@ def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float 
         ax.plot(episodes, mean, lw=1, label="mean over agents")
         ax.plot(episodes, trailing_average(mean, window), lw=2,
                 label=f"trailing {window}-episode average")
-        solved = solved_at(mean, target, window)
+        solved = None if target is None else solved_at(mean, target, window)
         if solved is not None:
             ax.axvline(solved, color="green", ls=":", label=f"solved at episode {solved}")
-    ax.axhline(target, color="red", ls="--", label=f"+{target:g} target")
+    if target is not None:
+        ax.axhline(target, color="red", ls="--", label=f"target {target:+g}")
     ax.set_xlabel("episode")
     ax.set_ylabel("score")
     ax.legend(loc="lower right")
@@ -275,6 +281,43 @@ def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
     if plot:
         plot_scores(scores, out / PLOT_FILE, record.get("target_score", SOLVE_SCORE),
                     record.get("window", SOLVE_WINDOW))
+
+
+def write_value_map(out_dir: str | os.PathLike[str], fig: Any, episode: int | None = None) -> Path:
+    """Save a value-map figure: the frame of ``episode`` into value_maps/, or (no episode) the
+    final picture value_map.png. Returns the path."""
+    if episode is None:
+        path = Path(out_dir) / VALUE_MAP_FILE
+    else:
+        (Path(out_dir) / VALUE_MAPS_DIR).mkdir(parents=True, exist_ok=True)
+        path = Path(out_dir) / VALUE_MAPS_DIR / f"episode_{episode:05d}.png"
+    atomic_write(path, lambda fh: fig.savefig(fh, format="png", dpi=80))
+    return path
+
+
+def write_animation(out_dir: str | os.PathLike[str], fps: float = 4.0) -> Path | None:
+    """Assemble value_maps/episode_*.png, in episode order, into value_maps.mp4, or into a GIF
+    where ffmpeg cannot run; None when there are no frames."""
+    import tempfile
+
+    import imageio.v2 as imageio
+
+    frames = sorted((Path(out_dir) / VALUE_MAPS_DIR).glob("episode_*.png"))
+    if not frames:
+        return None
+    images = [imageio.imread(f)[..., :3] for f in frames]
+    with tempfile.TemporaryDirectory() as tmp:
+        encoded = Path(tmp) / (ANIMATION_STEM + ".mp4")
+        try:  # ffmpeg wants a file name: encode beside, then move in atomically
+            imageio.mimwrite(encoded, images, format="FFMPEG", fps=fps, codec="libx264", quality=6,
+                             pixelformat="yuv420p", macro_block_size=16)
+        except (OSError, RuntimeError, ImportError) as exc:  # no ffmpeg binary: a GIF instead
+            print(f"No MP4 ({exc}); writing a GIF")
+            encoded = Path(tmp) / (ANIMATION_STEM + ".gif")
+            imageio.mimwrite(encoded, images, format="GIF", duration=1000.0 / fps, loop=0)
+        path = Path(out_dir) / encoded.name
+        atomic_write(path, lambda fh: fh.write(encoded.read_bytes()))
+    return path
 
 
 def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
@@ -323,6 +366,11 @@ def clear_run(out_dir: str | os.PathLike[str]) -> bool:
     found = [Path(out_dir) / name for name in RUN_FILES if (Path(out_dir) / name).exists()]
     for path in found:
         path.unlink()
+    frames = Path(out_dir) / VALUE_MAPS_DIR
+    if frames.is_dir():
+        for path in frames.glob("episode_*.png"):
+            path.unlink()
+        found.append(frames)
     return bool(found)
 
 

@@ -9,7 +9,6 @@ Notebook use::
 
     from reacher import ReacherEnvironment
     from ddpg_fast import FastAgent
-from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
     from train import train
     env = ReacherEnvironment(num_agents=20, seed=0)
     agent = FastAgent(state_size=33, action_size=4, random_seed=0)
@@ -24,6 +23,7 @@ The run folder (checkpoints, run.json, scores.csv, scores.png) is written by ``r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import shlex
@@ -44,6 +44,7 @@ from cli import json_object, non_negative_int, positive_int
 from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
+from tasks import DEFAULT_ENV, GymEnvironment, task_for
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
 # quicker on a small CPU, "readable" is the code to learn DDPG from.
@@ -53,6 +54,7 @@ LEARNERS: dict[str, type[Agent]] = {"fast": FastAgent, "readable": Agent}
 # ``learn_updates``.
 GOOD_SCORE = 33.0
 GOOD_UPDATES = 10
+_UNSET = object()  # an option left out, whose default depends on the task
 
 __all__ = ["GOOD_SCORE", "GOOD_UPDATES", "LEARNERS", "main", "train"]
 
@@ -90,18 +92,19 @@ def _stop_on_signals(guard: dict[str, Any]) -> Iterator[None]:
 
 
 def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LIMIT,
-          target_score: float = rundir.SOLVE_SCORE, window: int = rundir.SOLVE_WINDOW,
+          target_score: float | None = rundir.SOLVE_SCORE, window: int = rundir.SOLVE_WINDOW,
           stop_when_solved: bool = True, out_dir: str | os.PathLike[str] | None = None,
           seed: int | None = None, quiet: bool = False, progress: bool = True,
           command: str | None = None, log: Callable[[str], None] | None = None,
           good_score: float | None = GOOD_SCORE, good_updates: int = GOOD_UPDATES,
           extra_record: dict[str, Any] | None = None, save_every: int = 10,
-          save_buffer: bool = False, resume: dict[str, Any] | None = None) -> np.ndarray:
+          save_buffer: bool = False, resume: dict[str, Any] | None = None,
+          on_episode: Callable[[int, np.ndarray, np.ndarray], None] | None = None) -> np.ndarray:
     """Run DDPG episodes; return the scores array (episodes x agents).
 
     Stops at ``n_episodes`` or, with ``stop_when_solved``, at the first episode where the
     trailing ``window``-episode average of the per-episode mean over agents reaches
-    ``target_score``. ``max_t`` caps the decisions per episode; an episode cut there (or by
+    ``target_score`` (None: the task has no threshold). ``max_t`` caps the decisions per episode; an episode cut there (or by
     the environment's time limit) is not a terminal state, the agent bootstraps through it.
 
     Schedule: a policy whose episode scored at least ``good_score`` (mean over agents) needs
@@ -113,6 +116,10 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     with the full training state (``save_buffer``: the replay buffer too), so the run can be
     resumed; ``resume`` is the ``loop`` part of a saved state, to continue from it. Ctrl-C,
     SIGTERM and SIGHUP abandon the current episode and save every finished one.
+
+    ``on_episode(episode, trajectory, scores)`` is called after every episode with the
+    first agent's states as the agent saw them, (steps + 1, state_size), and the episode's
+    scores (``train.py --animate`` draws the value maps there).
     """
     from tqdm.auto import tqdm
 
@@ -130,6 +137,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     saved_episodes = len(rows) if resume else None
     guard: dict[str, Any] = {"saving": False, "pending": []}
     start = time.perf_counter() - loop["wall_before"]
+    trajectory = np.empty((max_t + 1, agent.state_size)) if on_episode is not None else None
     bar = tqdm(total=n_episodes, initial=len(rows), disable=not progress, unit="ep", dynamic_ncols=True,
                leave=False)
     say = log or (lambda msg: tqdm.write(msg))
@@ -191,22 +199,37 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
                 agent.reset()
                 states = np.asarray(info.vector_observations, dtype=np.float64)
                 score = np.zeros(n_agents)
+                live = np.ones(n_agents, dtype=bool)  # agents whose episode is still running
+                if on_episode is not None:
+                    trajectory[0] = states[0]
+                    steps = 0
                 for _ in range(max_t):
                     actions = agent.act(states)
                     info = env.step(actions)[brain_name]
                     next_states = np.asarray(info.vector_observations, dtype=np.float64)
                     rewards = np.asarray(info.rewards, dtype=np.float64)
-                    # Reacher's "done" is its time limit, never a terminal state: no `terminated`.
-                    agent.step(states, actions, rewards, next_states)
-                    score += rewards
+                    done = np.asarray(info.local_done, dtype=bool)
+                    # A time limit (max_reached; Reacher's only "done") is not a terminal state.
+                    terminated = done & ~np.asarray(info.max_reached, dtype=bool)
+                    if live.all():
+                        agent.step(states, actions, rewards, next_states, terminated)
+                    else:  # an agent whose episode ended waits for the others: not experience
+                        agent.step(states[live], actions[live], rewards[live], next_states[live], terminated[live])
+                    score += rewards * live
+                    if on_episode is not None and live[0]:
+                        steps += 1
+                        trajectory[steps] = next_states[0]
+                    live &= ~done
                     states = next_states
-                    if np.any(info.local_done):
+                    if not live.any():
                         break
                 if good_score is not None:  # the schedule: fewer updates while the policy is good
                     good = score.mean() >= good_score
                     agent.learn_updates = good_updates if good else agent.config.learn_updates
                 rows.append(score)
                 means.append(float(score.mean()))
+                if on_episode is not None:
+                    on_episode(episode, trajectory[:steps + 1].copy(), score.copy())
                 avg = float(np.mean(means[-window:]))
                 now = time.perf_counter()
                 bar.update(1)
@@ -215,7 +238,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
                     say(f"Episode {episode:4d}  min {score.min():6.2f}  max {score.max():6.2f}  "
                         f"mean {score.mean():6.2f}  avg{window} {avg:6.2f}  "
                         f"time {now - t0:5.2f}s  total {now - start:7.1f}s")
-                if solved is None and episode >= window and avg >= target_score:
+                if solved is None and target_score is not None and episode >= window and avg >= target_score:
                     solved, solve_time = episode, now - start
                     say(f"Solved at episode {episode}: average {avg:.2f} over episodes "
                         f"{episode - window + 1}-{episode}, {solve_time:.1f}s")
@@ -250,8 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Train DDPG on the multi-agent Reacher; writes checkpoints, scores.csv, "
                     "run.json and scores.png into --out.")
-    p.add_argument("--episodes", type=positive_int, default=300,
-                   help="maximum number of episodes (default 300)")
+    p.add_argument("--episodes", type=positive_int, default=None,
+                   help="maximum number of episodes (default 300; a Gymnasium task's from tasks.TASKS)")
     p.add_argument("--max-episodes", type=positive_int, dest="episodes",
                    help="alias of --episodes")
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
@@ -273,36 +296,134 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, choices=(1, 2), default=2,
                    help="fast learner: split each update over 2 threads (default) or run it on 1, "
                         "faster when another job keeps the second core busy (same numbers)")
-    p.add_argument("--agents", type=positive_int, default=20,
+    p.add_argument("--env", default=DEFAULT_ENV, metavar="ID",
+                   help="'reacher' (default): the built-in 20-arm Reacher; or any Gymnasium environment id "
+                        "with a Box action space, e.g. MountainCarContinuous-v0, Pendulum-v1, Reacher-v5, "
+                        "UnityReacher-v0 (per-task settings: tasks.TASKS)")
+    p.add_argument("--num-envs", type=positive_int, default=None,
+                   help="--env ID: copies of the task stepped together, one scores column each (default 1)")
+    p.add_argument("--agents", type=positive_int, default=None,
                    help="number of arms in the built-in environment (default 20)")
-    p.add_argument("--max-t", type=positive_int, default=EPISODE_LIMIT,
-                   help=f"decisions per episode, at most {EPISODE_LIMIT} (default {EPISODE_LIMIT}, "
-                        "the environment's limit)")
+    p.add_argument("--max-t", type=positive_int, default=None,
+                   help=f"decisions per episode (default: the task's limit; Reacher: {EPISODE_LIMIT}, "
+                        "which is also its maximum)")
     p.add_argument("--no-stop", action="store_true", help="keep training after the task is solved")
-    p.add_argument("--target", type=float, default=rundir.SOLVE_SCORE,
-                   help="solve threshold of the 100-episode average (default 30)")
+    p.add_argument("--target", type=float, default=None,
+                   help=f"solve threshold of the 100-episode average (default: Reacher {rundir.SOLVE_SCORE:g}; "
+                        "a Gymnasium task's from tasks.TASKS or its spec's reward_threshold)")
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides, or a path to a JSON file")
-    p.add_argument("--good-score", type=float, default=GOOD_SCORE,
+    p.add_argument("--good-score", type=_good_score, default=_UNSET,
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
-                        f"make --good-updates updates per learning step (default {GOOD_SCORE:g}; "
-                        "a negative value turns the schedule off)")
+                        f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
+                        "off on Gymnasium tasks; 'nan' turns it off)")
     p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"schedule: updates per learning step while the policy is good "
                         f"(default {GOOD_UPDATES})")
     p.add_argument("--unity", metavar="PATH", default=None,
                    help="use the Unity binary at PATH (needs unityagents) instead of the "
                         "built-in environment")
+    p.add_argument("--animate", action="store_true",
+                   help="a task with a 2-D observation (MountainCarContinuous-v0): draw Q(s, mu(s)) and mu(s) "
+                        "with the episode's trajectory every --animate-every episodes into value_maps/, and "
+                        "at the end value_map.png and the animation value_maps.mp4 (GIF without ffmpeg)")
+    p.add_argument("--animate-every", type=positive_int, default=5,
+                   help="--animate: draw every N episodes (and the first and the last; default 5)")
     p.add_argument("--quiet", action="store_true", help="no per-episode lines")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     return p
 
 
-def make_env(n_agents: int, seed: int, unity: str | None = None) -> Any:
-    """The built-in ReacherEnvironment, or a Unity binary when ``unity`` is a path."""
+def make_env(n_agents: int, seed: int, unity: str | None = None, env_id: str = DEFAULT_ENV) -> Any:
+    """The built-in ReacherEnvironment, a Unity binary when ``unity`` is a path, or a
+    Gymnasium task (``env_id``) with ``n_agents`` copies behind the same interface."""
+    if env_id != DEFAULT_ENV:
+        return GymEnvironment(env_id, num_envs=n_agents, seed=seed)
     from reacher.launch import make_env as open_env
 
     return open_env("builtin" if unity is None else unity, num_agents=n_agents, seed=seed)
+
+
+class _ValueMapper:
+    """--animate: the value maps of the episodes due (see value_maps.py), then the final
+    picture and the animation, all written into the run folder by rundir."""
+
+    def __init__(self, env: GymEnvironment, agent: Agent, out_dir: str, every: int) -> None:
+        import value_maps
+
+        task = task_for(env.env_id)
+        self.maps, self.env, self.agent, self.out_dir, self.every = value_maps, env, agent, out_dir, every
+        self.grid = value_maps.grid_for(env, task.observation_labels or None)
+        if task.action_labels:
+            self.grid = dataclasses.replace(self.grid, action_label=task.action_labels[0])
+        self.last: tuple[int, np.ndarray, float] | None = None
+
+    def _draw(self, episode: int, trajectory: np.ndarray, score: float) -> Any:
+        title = f"{self.env.env_id}, episode {episode}: return {score:.1f}"
+        return self.maps.draw(self.agent, self.grid, self.env.observation_from_agent(trajectory), title)
+
+    def __call__(self, episode: int, trajectory: np.ndarray, scores: np.ndarray) -> None:
+        self.last = (episode, trajectory, float(scores[0]))
+        if episode == 1 or episode % self.every == 0:
+            self._save(episode, self._draw(*self.last), frame=True)
+
+    def _save(self, episode: int, fig: Any, frame: bool) -> None:
+        import matplotlib.pyplot as plt
+
+        rundir.write_value_map(self.out_dir, fig, episode if frame else None)
+        plt.close(fig)
+
+    def finish(self) -> None:
+        """The last episode's picture (also the animation's last frame) and the animation."""
+        if self.last is None:
+            return
+        fig = self._draw(*self.last)
+        rundir.write_value_map(self.out_dir, fig, self.last[0])
+        self._save(self.last[0], fig, frame=False)
+        path = rundir.write_animation(self.out_dir)
+        print(f"Wrote {Path(self.out_dir) / rundir.VALUE_MAP_FILE} and the animation {path}")
+
+
+def _good_score(text: str) -> float | None:
+    """--good-score: a number, or 'off'."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'off', got {text!r}") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number or 'off', got {text!r}")
+    return value
+
+
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """Fill the options left unset from the task: the built-in Reacher's defaults, or the
+    Gymnasium task's entry in ``tasks.TASKS``; returns what run.json records about the task."""
+    if args.env == DEFAULT_ENV:
+        if args.num_envs is not None:
+            parser.error("--num-envs is for a Gymnasium task (--env ID); the built-in Reacher takes --agents")
+        args.agents = 20 if args.agents is None else args.agents
+        args.max_t = EPISODE_LIMIT if args.max_t is None else args.max_t
+        if args.max_t > EPISODE_LIMIT:
+            parser.error(f"--max-t must be at most {EPISODE_LIMIT} (episodes end there), got {args.max_t}")
+        args.episodes = 300 if args.episodes is None else args.episodes
+        args.target = rundir.SOLVE_SCORE if args.target is None else args.target
+        if args.good_score is _UNSET:
+            args.good_score = GOOD_SCORE
+        elif args.good_score is not None and args.good_score < 0:  # scores are >= 0: "never good"
+            args.good_score = None
+        return {"task_config": {}}
+    if args.agents is not None:
+        parser.error("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
+    if args.unity is not None:
+        parser.error("--unity and --env are exclusive: the Unity binary is the Reacher task")
+    task = task_for(args.env)
+    args.agents = 1 if args.num_envs is None else args.num_envs
+    args.episodes = task.episodes if args.episodes is None else args.episodes
+    if args.good_score is _UNSET:
+        args.good_score = None
+    return {"task_config": dict(task.config), "task_target": task.target, "task_why": task.why}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,15 +432,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     given = set(sys.argv[1:] if argv is None else argv)
-    if args.max_t > EPISODE_LIMIT:
-        parser.error(f"--max-t must be at most {EPISODE_LIMIT} (episodes end there), got {args.max_t}")
     argv_used = sys.argv[1:] if argv is None else argv
     command = "python train.py " + " ".join(shlex.quote(a) for a in argv_used)
     resume: dict[str, Any] | None = None
     extra: dict[str, Any] = {}
     if args.resume is not None:
         fixed = sorted(given & {"--seed", "--config", "--learner", "--agents", "--max-t", "--unity", "--out",
-                                "--good-score", "--good-updates", "--threads", "--force"})
+                                "--good-score", "--good-updates", "--threads", "--force", "--env", "--num-envs",
+                                "--target"})
         if fixed:
             parser.error(f"--resume continues a run with its own settings; leave out {', '.join(fixed)}")
         try:
@@ -330,41 +450,68 @@ def main(argv: list[str] | None = None) -> int:
         if missing or not (Path(args.resume) / rundir.STATE_FILE).is_file():
             parser.error(f"--resume: {args.resume} was not saved by train.py with its training state "
                          f"(no {rundir.STATE_FILE}{'; run.json lacks ' + ', '.join(missing) if missing else ''})")
+        if not (record["environment"].startswith("reacher.") or record.get("env_id")):
+            parser.error("--resume: only runs on the built-in environment or a Gymnasium task can be resumed")
         args.out, args.seed, args.learner = args.resume, record["seed"], record["learner"]
-        args.agents, args.max_t, args.target = record["n_agents"], record["max_t"], record["target_score"]
+        args.env = record.get("env_id") or DEFAULT_ENV
+        args.max_t, args.target = record["max_t"], record["target_score"]
+        if args.env == DEFAULT_ENV:
+            args.agents = record["n_agents"]
+        else:
+            args.num_envs = record["n_agents"]
         args.threads = record.get("threads", 2)
         schedule = record.get("schedule", {})
-        args.good_score = -1.0 if schedule.get("good_score") is None else schedule["good_score"]
+        args.good_score = schedule.get("good_score")
         args.good_updates = schedule.get("good_updates", GOOD_UPDATES)
         args.config = record["config"]
         if "--save-buffer" not in given:
             args.save_buffer = bool(record.get("save_buffer", False))
-        if not record["environment"].startswith("reacher."):
-            parser.error("--resume: only runs on the built-in environment can be resumed")
         extra["resumed"] = [*record.get("resumed", []), {"command": command}]
+    task_record = _settings(parser, args)
     try:
-        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
+        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **task_record["task_config"], **args.config})
     except (TypeError, ValueError) as exc:
         parser.error(f"--config: {exc}")
     try:
         rundir.check_out_dir(args.out, allow_existing_run=args.force or args.resume is not None)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.force and rundir.clear_run(args.out):
-        print(f"Replacing the run in {args.out} (--force)")
     if args.unity is not None and not os.path.exists(args.unity):
         parser.error(f"--unity: no such file: {args.unity}; expected the path of a Reacher Unity binary")
     torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
     torch.manual_seed(args.seed)
     try:
-        env = make_env(args.agents, args.seed, args.unity)
+        env = make_env(args.agents, args.seed, args.unity, args.env)
     except (ImportError, RuntimeError) as exc:  # --unity without the unityagents client, or a failed start
         parser.error(f"--unity: {exc}")
+    except ValueError as exc:  # an unknown Gymnasium id, or a task DDPG cannot drive
+        parser.error(f"--env: {exc}")
+    if args.force and rundir.clear_run(args.out):
+        print(f"Replacing the run in {args.out} (--force)")
     try:
+        if args.env != DEFAULT_ENV:
+            spec_limit = env.spec.max_episode_steps
+            args.max_t = args.max_t or spec_limit or EPISODE_LIMIT
+            if args.target is None and args.resume is None:
+                args.target = task_record["task_target"]
+                if args.target is None:
+                    args.target = env.spec.reward_threshold
+            extra.update(env_id=args.env, **{k: v for k, v in task_record.items() if k != "task_config"})
+            if args.target is None:
+                print(f"{args.env} has no solve threshold (pass --target): training runs {args.episodes} episodes")
         brain = env.brains[env.brain_names[0]]
         sizes = (brain.vector_observation_space_size, brain.vector_action_space_size, args.seed)
         agent = FastAgent(*sizes, config=config, threads=args.threads) if args.learner == "fast" \
             else Agent(*sizes, config=config)
+        mapper = None
+        if args.animate:
+            if args.env == DEFAULT_ENV:
+                parser.error("--animate needs a Gymnasium task with a 2-D observation, e.g. "
+                             "--env MountainCarContinuous-v0")
+            try:
+                mapper = _ValueMapper(env, agent, args.out, args.animate_every)
+            except ValueError as exc:
+                parser.error(f"--animate: {exc}")
         if args.resume is not None:
             try:
                 saved = rundir.load_training_state(args.resume, agent)
@@ -380,9 +527,10 @@ def main(argv: list[str] | None = None) -> int:
               target_score=args.target, stop_when_solved=not args.no_stop,
               out_dir=args.out, seed=args.seed, quiet=args.quiet,
               progress=not args.no_progress, command=command,
-              good_score=None if args.good_score < 0 else args.good_score,
-              good_updates=args.good_updates, extra_record=extra, save_every=args.save_every,
-              save_buffer=args.save_buffer, resume=resume)
+              good_score=args.good_score, good_updates=args.good_updates, extra_record=extra,
+              save_every=args.save_every, save_buffer=args.save_buffer, resume=resume, on_episode=mapper)
+        if mapper is not None:
+            mapper.finish()
     finally:
         env.close()
     record = rundir.read_record(args.out)

@@ -7,6 +7,7 @@ video file headless: MP4 (through imageio-ffmpeg) or GIF, chosen by the extensio
     python watch.py                          # the committed checkpoints: viewer, or watch.mp4 headless
     python watch.py --run runs/latest        # a run folder: its architecture comes from run.json
     python watch.py --agents 1 --episodes 3 --out one_arm.gif --steps 300 --every 2
+    python watch.py --run runs/mcc --out mcc.mp4  # a Gymnasium task's run: a video of the task
 
 The notebook uses `record_video` (an inline clip) and `filmstrip` (a still that GitHub shows).
 """
@@ -31,6 +32,7 @@ from cli import non_negative_int, positive_float, positive_int
 from reacher import ReacherEnvironment
 from reacher.environment import EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH
+from tasks import DEFAULT_ENV, open_environment
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 DEFAULT_ACTOR = PROJECT_ROOT / rundir.ACTOR_FILE
@@ -275,6 +277,26 @@ def _report(episode: int, scores: np.ndarray, steps: int) -> None:
           f"min {scores.min():.2f}, max {scores.max():.2f}", flush=True)
 
 
+def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent: Any, env_id: str) -> int:
+    """watch.py --run on a Gymnasium task's run: one copy of the task, frames at the task's
+    own size and real-time rate (its render_fps), into --out (default watch.mp4)."""
+    try:
+        env = open_environment(env_id, 1, args.seed, render=True)
+    except ValueError as exc:
+        parser.error(f"--run: {exc}")
+    try:
+        out = args.out or "watch.mp4"
+        fps = args.fps or env.fps / args.every
+        print(f"Writing {args.episodes} episode(s) of {env_id} to {out} (a frame every {args.every} step(s), "
+              f"{fps:g} fps)", flush=True)
+        record_video(env, agent, out, args.episodes, args.steps, args.every, fps,
+                     on_episode=lambda i, s: print(f"Episode {i}: return {s.mean():.2f}", flush=True), progress=True)
+        print(f"Saved {out}")
+        return 0
+    finally:
+        env.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = build_parser()
@@ -287,6 +309,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
         parser.error(f"{exc}{hint}")
 
+    env_id = (rundir.read_record(args.run).get("env_id") or DEFAULT_ENV) if args.run else DEFAULT_ENV
+    if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
+        return _watch_gym(parser, args, agent, env_id)
     want_viewer = args.out is None and not args.no_viewer and display_works()
     env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
     try:

@@ -122,6 +122,15 @@ class ReacherVectorEnv(VectorEnv):
             self._env.seed_goals(int(seed))
         return self._restart(), {}
 
+    @property
+    def random_state(self) -> dict[str, Any]:
+        """The goals' random generator state (saved with a training run, for resuming)."""
+        return self._env.random_state
+
+    @random_state.setter
+    def random_state(self, state: dict[str, Any]) -> None:
+        self._env.random_state = state
+
     def _restart(self) -> np.ndarray:
         self._decisions = 0
         self._needs_reset = False

@@ -1,0 +1,214 @@
+"""Gymnasium tasks through train.py: the adapter (actions, observations, endings), the
+training loop's handling of terminations and of copies that finish early, the CLI, resume,
+the value maps and --animate, watch and evaluate on a Gymnasium run."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import evaluate as evaluate_mod
+import train as train_mod
+import value_maps
+import watch as watch_mod
+from ddpg_agent import Agent
+from tasks import TASKS, GymEnvironment, task_for
+
+COUNTDOWN_ID = "tests/Countdown-v0"
+
+
+class Countdown(gym.Env):
+    """Observation (steps left, 0); reward 1 per step; terminates when the countdown, which
+    starts at 3 + the reset seed, reaches 0; TimeLimit truncates at 6."""
+
+    def __init__(self) -> None:
+        self.observation_space = gym.spaces.Box(-10.0, 10.0, (2,), np.float32)
+        self.action_space = gym.spaces.Box(-2.0, 2.0, (1,), np.float32)
+        self.left = 0
+        self.start = 3
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.start = 3 + seed
+        self.left = self.start
+        return np.array([self.left, 0.0], np.float32), {}
+
+    def step(self, action):
+        self.left -= 1
+        return np.array([self.left, float(action[0])], np.float32), 1.0, self.left == 0, False, {}
+
+
+if COUNTDOWN_ID not in gym.registry:
+    gym.register(COUNTDOWN_ID, entry_point=Countdown, max_episode_steps=6)
+
+
+def test_actions_are_scaled_to_the_tasks_bounds():
+    """Agent action 0.5 on Pendulum (torque bounds +-2) is torque 1.0 in the raw task."""
+    env = GymEnvironment("Pendulum-v1", num_envs=1, seed=3)
+    raw = gym.make("Pendulum-v1")
+    brain = env.brain_names[0]
+    ours = env.reset()[brain].vector_observations[0]
+    theirs, _ = raw.reset(seed=3)
+    np.testing.assert_allclose(env.observation_from_agent(ours), theirs, rtol=1e-6)
+    for _ in range(5):
+        info = env.step(np.array([[0.5]]))[brain]
+        theirs, reward, *_ = raw.step(np.array([1.0], np.float32))
+        np.testing.assert_allclose(env.observation_from_agent(info.vector_observations[0]), theirs, rtol=1e-5)
+        assert info.rewards[0] == pytest.approx(reward, rel=1e-6)
+    env.close()
+
+
+def test_observations_scaled_only_where_the_task_asks():
+    assert task_for("MountainCarContinuous-v0").scale_observations
+    with GymEnvironment("MountainCarContinuous-v0", seed=0) as env:
+        states = env.reset()[env.brain_names[0]].vector_observations
+        raw = env.observation_from_agent(states)
+        assert -1.2 <= raw[0, 0] <= 0.6 and np.all(np.abs(states) <= 1.0)
+        np.testing.assert_allclose(env.observation_to_agent(raw), states)
+    with GymEnvironment("MountainCarContinuous-v0", seed=0, scale_observations=False) as env:
+        np.testing.assert_allclose(env.reset()[env.brain_names[0]].vector_observations, raw, rtol=1e-6)
+
+
+def test_terminated_and_truncated_become_local_done_and_max_reached():
+    """Copies seeded 0 and 1 terminate at steps 3 and 4 (not max_reached); a countdown of 10
+    is cut by the TimeLimit at 6: local_done and max_reached."""
+    with GymEnvironment(COUNTDOWN_ID, num_envs=2, seed=0) as env:
+        brain = env.brain_names[0]
+        env.reset()
+        dones = [env.step(np.zeros((2, 1)))[brain] for _ in range(4)]
+        assert [d.local_done for d in dones] == [[False, False], [False, False], [True, False], [False, True]]
+        assert not any(any(d.max_reached) for d in dones)
+    with GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=7) as env:  # countdown 10 > TimeLimit 6
+        brain = env.brain_names[0]
+        env.reset()
+        infos = [env.step(np.zeros((1, 1)))[brain] for _ in range(6)]
+        assert infos[-1].local_done == [True] and infos[-1].max_reached == [True]
+        assert not any(i.local_done[0] for i in infos[:-1])
+
+
+def test_the_loop_stops_bootstrapping_at_terminations_and_waits_for_copies_that_end_first():
+    """Two copies ending at steps 3 and 4: 7 transitions stored (none after a copy's end),
+    discount 0 on each terminal one, each copy's score its own episode's return."""
+    env = GymEnvironment(COUNTDOWN_ID, num_envs=2, seed=0)
+    agent = Agent(2, 1, 0, warmup=10**6)
+    scores = train_mod.train(env, agent, n_episodes=1, max_t=50, target_score=None, progress=False, quiet=True,
+                             good_score=None)
+    env.close()
+    np.testing.assert_array_equal(scores, [[3.0, 4.0]])
+    memory = agent.memory
+    assert len(memory) == 7
+    discounts = memory.split(memory.data[:7])[4].ravel().tolist()
+    gamma = pytest.approx(agent.config.gamma)
+    # steps 1-2 of both copies, step 3 of both (copy 0 terminal), step 4 of copy 1 (terminal)
+    assert discounts == [gamma, gamma, gamma, gamma, 0.0, gamma, 0.0]
+
+
+def test_a_truncated_episode_bootstraps():
+    env = GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=7)  # truncated at 6, never terminates
+    agent = Agent(2, 1, 0, warmup=10**6)
+    train_mod.train(env, agent, n_episodes=1, target_score=None, progress=False, quiet=True, good_score=None)
+    env.close()
+    assert len(agent.memory) == 6
+    np.testing.assert_allclose(agent.memory.split(agent.memory.data[:6])[4].ravel(), agent.config.gamma)
+
+
+@pytest.mark.parametrize("env_id, message", [
+    ("NoSuchTask-v0", "unknown Gymnasium environment 'NoSuchTask-v0'"),
+    ("CartPole-v1", "DDPG needs a bounded Box of continuous actions"),
+])
+def test_tasks_ddpg_cannot_drive_are_refused_clearly(env_id, message):
+    with pytest.raises(ValueError, match=message):
+        GymEnvironment(env_id)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--env", "NoSuchTask-v0"], "--env: unknown Gymnasium environment"),
+    (["--num-envs", "2"], "--num-envs is for a Gymnasium task"),
+    (["--env", "Pendulum-v1", "--agents", "2"], "--agents is for the built-in Reacher"),
+    (["--env", "Pendulum-v1", "--animate"], "the maps need exactly 2 numbers"),
+    (["--animate"], "--animate needs a Gymnasium task"),
+    (["--env", "Pendulum-v1", "--good-score", "high"], "expected a number or 'off'"),
+])
+def test_cli_refuses_bad_combinations(argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        train_mod.main([*argv, "--out", str(tmp_path / "run"), "--episodes", "1", "--no-progress"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_task_settings_reach_the_run_record(tmp_path):
+    out = tmp_path / "pendulum"
+    code = train_mod.main(["--env", "Pendulum-v1", "--episodes", "2", "--num-envs", "2", "--out", str(out),
+                           "--no-progress", "--quiet", "--config", '{"warmup": 100}'])
+    assert code == 0
+    record = json.loads((out / "run.json").read_text())
+    task = TASKS["Pendulum-v1"]
+    assert record["env_id"] == "Pendulum-v1" and record["n_agents"] == 2 and record["max_t"] == 200
+    assert record["target_score"] == task.target and record["schedule"]["good_score"] is None
+    assert record["config"]["learn_every"] == 1 and record["config"]["warmup"] == 100  # task, then --config
+    assert record["episodes_run"] == 2 and record["learner_updates"] > 0
+    scores = np.loadtxt(out / "scores.csv", delimiter=",", skiprows=1)
+    assert scores.shape == (2, 3) and np.all(scores[:, 1:] < 0)  # episode column, then 2 copies
+
+
+def test_resume_of_a_gymnasium_run_continues_exactly(tmp_path):
+    base = ["--env", "Pendulum-v1", "--no-progress", "--quiet", "--save-buffer", "--config", '{"warmup": 100}']
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train_mod.main([*base, "--episodes", "3", "--out", str(whole)]) == 0
+    assert train_mod.main([*base, "--episodes", "2", "--out", str(parts)]) == 0
+    assert train_mod.main(["--resume", str(parts), "--episodes", "3", "--no-progress", "--quiet"]) == 0
+    a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
+    b = np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(a, b)
+    for name in ("checkpoint_actor.pth", "checkpoint_critic.pth"):
+        x, y = torch.load(whole / name), torch.load(parts / name)
+        assert all(torch.equal(x[k], y[k]) for k in x)
+
+
+def test_value_maps_evaluate_the_networks_on_the_grid():
+    env = GymEnvironment("MountainCarContinuous-v0")
+    agent = Agent(2, 1, 0)
+    grid = value_maps.grid_for(env, ("position", "velocity"))
+    assert grid.low == pytest.approx((-1.2, -0.07)) and grid.high == pytest.approx((0.6, 0.07))
+    q, mu = value_maps.evaluate_grid(agent, grid)
+    assert q.shape == mu.shape == (grid.points, grid.points)
+    xs, ys = grid.axes()
+    i, j = 17, 60  # row i: velocity ys[i]; column j: position xs[j]
+    s = torch.tensor(env.observation_to_agent(np.array([[xs[j], ys[i]]])), dtype=torch.float32)
+    with torch.no_grad():
+        assert mu[i, j] == pytest.approx(float(agent.actor_local(s)[0, 0]), abs=1e-6)
+        assert q[i, j] == pytest.approx(float(agent.critic_local(s, agent.actor_local(s))[0, 0]), abs=1e-6)
+    fig = value_maps.draw(agent, grid, np.array([[-0.5, 0.0], [-0.4, 0.01]]), "title")
+    assert value_maps.figure_to_rgb(fig).ndim == 3
+    env.close()
+
+
+def test_animate_writes_frames_the_final_picture_and_an_animation(tmp_path):
+    """The issue's acceptance command, on 3 episodes."""
+    out = tmp_path / "mcc"
+    code = train_mod.main(["--env", "MountainCarContinuous-v0", "--episodes", "3", "--animate", "--out", str(out),
+                           "--no-progress", "--quiet", "--animate-every", "2"])
+    assert code == 0
+    frames = sorted(p.name for p in (out / "value_maps").glob("*.png"))
+    assert frames == ["episode_00001.png", "episode_00002.png", "episode_00003.png"]
+    assert (out / "value_map.png").stat().st_size > 10_000
+    animation = [p for p in (out / "value_maps.mp4", out / "value_maps.gif") if p.exists()]
+    assert len(animation) == 1 and animation[0].stat().st_size > 1_000
+    import imageio.v2 as imageio
+
+    assert len(imageio.mimread(animation[0])) == 3
+
+    # watch.py and evaluate.py replay the run on its own task
+    video = tmp_path / "mcc.gif"
+    assert watch_mod.main(["--run", str(out), "--out", str(video), "--steps", "20", "--every", "5"]) == 0
+    assert imageio.imread(video).shape[:2] == (400, 600)  # the task's own frame size
+    assert evaluate_mod.main(["--run", str(out), "--episodes", "2", "--no-progress", "--out",
+                              str(tmp_path / "eval")]) == 0
+    summary = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
+    assert summary["environment"] == "MountainCarContinuous-v0" and summary["agents"] == 1

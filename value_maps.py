@@ -1,0 +1,117 @@
+"""What the critic and the actor believe, drawn over a 2-D observation space.
+
+For a task whose observation has two numbers (MountainCarContinuous-v0: position and
+velocity) every state is a point of a plane, so the whole of Q(s, mu(s)) and mu(s) fits in
+two heatmaps. Drawn every few episodes while training (``train.py --animate``), they show
+the critic discovering the goal and the actor learning to swing: in MountainCar the value
+rises first near the goal, then spreads back along the spiral the car must follow, and
+the policy splits the plane into "push left" and "push right" regions along that spiral.
+
+    fig = draw(agent, grid, trajectory, title)     # a matplotlib Figure, two panels
+
+``Grid`` holds the plane in the task's own units and how to map it into what the agent
+sees (``GymEnvironment`` may scale observations to [-1, 1]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+GRID_POINTS = 101  # per axis: 10,201 states, one forward pass of each network
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A rectangle of the observation plane in the task's units, and the map from those
+    units to the agent's inputs."""
+
+    low: tuple[float, float]
+    high: tuple[float, float]
+    labels: tuple[str, str] = ("observation[0]", "observation[1]")
+    to_agent: Callable[[np.ndarray], np.ndarray] = lambda obs: obs
+    action_label: str = "action[0]"
+    points: int = GRID_POINTS
+
+    def axes(self) -> tuple[np.ndarray, np.ndarray]:
+        return (np.linspace(self.low[0], self.high[0], self.points),
+                np.linspace(self.low[1], self.high[1], self.points))
+
+
+def grid_for(env: Any, labels: Sequence[str] | None = None, margin: float = 0.05,
+             seen: np.ndarray | None = None) -> Grid:
+    """The grid of a ``GymEnvironment`` with a 2-D observation: its Box bounds, or where a
+    bound is infinite, the range of ``seen`` observations (task units) widened by ``margin``."""
+    space = env.envs.single_observation_space
+    if int(np.prod(space.shape)) != 2:
+        raise ValueError(f"{env.env_id} has a {space.shape} observation; the maps need exactly 2 numbers")
+    low, high = np.array(space.low, dtype=np.float64).ravel(), np.array(space.high, dtype=np.float64).ravel()
+    for i in range(2):
+        if not (np.isfinite(low[i]) and np.isfinite(high[i])):
+            if seen is None or not len(seen):
+                raise ValueError(f"{env.env_id}'s observation[{i}] is unbounded; pass observations seen")
+            lo, hi = float(np.min(seen[:, i])), float(np.max(seen[:, i]))
+            pad = margin * max(hi - lo, 1e-6)
+            low[i], high[i] = lo - pad, hi + pad
+    return Grid(low=(low[0], low[1]), high=(high[0], high[1]),
+                labels=tuple(labels) if labels else ("observation[0]", "observation[1]"),  # type: ignore[arg-type]
+                to_agent=env.observation_to_agent)
+
+
+def evaluate_grid(agent: Any, grid: Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Q(s, mu(s)) and mu(s)[0] on the grid, each (points, points) indexed [y, x]."""
+    xs, ys = grid.axes()
+    gx, gy = np.meshgrid(xs, ys)
+    states = grid.to_agent(np.column_stack([gx.ravel(), gy.ravel()]))
+    with torch.no_grad():
+        s = torch.as_tensor(states, dtype=torch.float32)
+        mu = agent.actor_local(s)
+        q = agent.critic_local(s, mu)
+    shape = (grid.points, grid.points)
+    return q.numpy().reshape(shape), mu[:, 0].numpy().reshape(shape)
+
+
+def draw(agent: Any, grid: Grid, trajectory: np.ndarray | None = None, title: str = "") -> Any:
+    """A figure with Q(s, mu(s)) (left) and mu(s) (right) over the grid, the episode's
+    ``trajectory`` (task units, (T, 2)) drawn on both."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    q, mu = evaluate_grid(agent, grid)
+    extent = (grid.low[0], grid.high[0], grid.low[1], grid.high[1])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    panels = ((axes[0], q, "Q(s, mu(s))", "viridis", None),
+              (axes[1], mu, f"mu(s): {grid.action_label}", "coolwarm", (-1.0, 1.0)))
+    for ax, values, name, cmap, limits in panels:
+        vmin, vmax = limits if limits else (float(values.min()), float(values.max()))
+        image = ax.imshow(values, origin="lower", extent=extent, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+        if trajectory is not None and len(trajectory):
+            ax.plot(trajectory[:, 0], trajectory[:, 1], color="black", lw=1.2)
+            ax.plot(trajectory[0, 0], trajectory[0, 1], "o", color="white", mec="black", ms=6, label="start")
+            ax.plot(trajectory[-1, 0], trajectory[-1, 1], "X", color="white", mec="black", ms=8, label="end")
+        ax.set_xlim(extent[0], extent[1])
+        ax.set_ylim(extent[2], extent[3])
+        ax.set_xlabel(grid.labels[0])
+        ax.set_ylabel(grid.labels[1])
+        ax.set_title(name)
+    axes[1].legend(loc="upper left", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def figure_to_rgb(fig: Any) -> np.ndarray:
+    """The figure's pixels as an (H, W, 3) uint8 array (a frame of the animation)."""
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
+
+
+__all__ = ["GRID_POINTS", "Grid", "draw", "evaluate_grid", "figure_to_rgb", "grid_for"]
