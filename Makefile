@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 xvfb
 RUN_DIR ?= runs/latest
 
-.PHONY: setup run test unity lint bench gl clean
+.PHONY: setup run test unity lint bench bench-gym gl clean
 
 setup: $(STAMP) gl
 
@@ -44,11 +44,16 @@ unity: setup
 
 test: setup unity
 	$(PY) -m ruff check .
-	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb
+	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb
 
 bench: setup
 	$(PY) benchmarks/bench_env.py
 	$(PY) benchmarks/bench_train.py
+
+# This project's DDPG against Stable-Baselines3's DDPG and TD3 (zoo hyperparameters), 5 seeds each.
+bench-gym: setup
+	$(PY) -m pip install --quiet -r requirements-bench.txt
+	$(PY) benchmarks/bench_gym.py
 
 lint: setup
 	$(PY) -m ruff check .

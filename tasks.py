@@ -46,6 +46,8 @@ class Task:
     target: float | None = None  # solve threshold of the 100-episode average (None: the spec's)
     episodes: int = 300  # default --episodes
     scale_observations: bool = False  # map the observation Box's finite bounds onto [-1, 1]
+    good_score: float | None = None  # train.py's schedule (fewer updates while good); None: off
+    reward_scale: float = 1.0  # rewards are multiplied by this for learning (scores stay the task's)
     observation_labels: tuple[str, ...] = ()  # names (and units) of the observation's numbers
     action_labels: tuple[str, ...] = ()  # ...and of the action's
     why: str = ""  # the reason for the choices, printed in --help and kept in run.json
@@ -73,13 +75,22 @@ TASKS: dict[str, Task] = {
         why="sparse goal behind a hill: large, correlated, decaying OU noise; velocity (+-0.07) "
             "scaled to [-1, 1]"),
     # Gymnasium gives no threshold; -200 over 100 episodes is the usual bar for Pendulum.
+    # Rewards reach -16 per step, so Q-values are in the hundreds: the critic's gradient
+    # clip at norm 1 (right for Reacher's rewards of at most 0.04) starves it, and is off.
+    # gamma 0.98 as rl-baselines3-zoo uses; small OU noise decaying per episode, since the
+    # training episodes themselves must average -200.
     "Pendulum-v1": Task(
-        config={**STEP_BY_STEP, "warmup": 1000},
+        config={**STEP_BY_STEP, "warmup": 1000, "grad_clip": 0.0, "gamma": 0.98, "noise_sigma": 0.1,
+                "noise_decay": 0.97, "noise_min": 0.02},
         target=-200.0, episodes=200, scale_observations=True,
         observation_labels=("cos(angle)", "sin(angle)", "angular velocity (rad/s)"),
         action_labels=("torque (N m)",),
-        why="no threshold in Gymnasium's spec: -200 is the customary one; angular velocity (+-8) "
-            "scaled to [-1, 1]"),
+        why="no threshold in Gymnasium's spec: -200 is the customary one; Q-values in the hundreds: no "
+            "gradient clipping; small decaying noise; angular velocity (+-8) scaled to [-1, 1]"),
+    # The built-in Reacher through Gymnasium's interface: the same task as the default, so
+    # the same tuned settings (DDPGConfig's defaults) and the same schedule.
+    "UnityReacher-v0": Task(target=30.0, episodes=300, good_score=33.0,
+                            why="the built-in Reacher: DDPGConfig's tuned defaults and train.py's schedule"),
     "Reacher-v5": Task(
         config={**STEP_BY_STEP, "warmup": 1000},
         episodes=2000,

@@ -23,7 +23,6 @@ The run folder (checkpoints, run.json, scores.csv, scores.png) is written by ``r
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import platform
 import shlex
@@ -40,6 +39,7 @@ import numpy as np
 import torch
 
 import rundir
+import value_maps
 from cli import json_object, non_negative_int, positive_int
 from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
@@ -99,7 +99,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
           good_score: float | None = GOOD_SCORE, good_updates: int = GOOD_UPDATES,
           extra_record: dict[str, Any] | None = None, save_every: int = 10,
           save_buffer: bool = False, resume: dict[str, Any] | None = None,
-          on_episode: Callable[[int, np.ndarray, np.ndarray], None] | None = None) -> np.ndarray:
+          on_episode: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+          reward_scale: float = 1.0) -> np.ndarray:
     """Run DDPG episodes; return the scores array (episodes x agents).
 
     Stops at ``n_episodes`` or, with ``stop_when_solved``, at the first episode where the
@@ -117,6 +118,9 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     resumed; ``resume`` is the ``loop`` part of a saved state, to continue from it. Ctrl-C,
     SIGTERM and SIGHUP abandon the current episode and save every finished one.
 
+    ``reward_scale`` multiplies the rewards the agent learns from (the scores stay the
+    task's): a task with large rewards (tasks.TASKS) keeps its Q-values near 1.
+
     ``on_episode(episode, trajectory, scores)`` is called after every episode with the
     first agent's states as the agent saw them, (steps + 1, state_size), and the episode's
     scores (``train.py --animate`` draws the value maps there).
@@ -133,6 +137,9 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     means: list[float] = [float(r.mean()) for r in rows]
     solved: int | None = loop["solved_at"]
     solve_time: float | None = loop["solve_time"]
+    # Transitions experienced (one per live agent per step), in total and when solved.
+    env_steps: int = loop.get("env_steps", 0)
+    solve_steps: int | None = loop.get("solve_steps")
     stop: KeyboardInterrupt | None = None
     saved_episodes = len(rows) if resume else None
     guard: dict[str, Any] = {"saving": False, "pending": []}
@@ -152,7 +159,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
         wall = time.perf_counter() - start
         if stop is None:
             state = {"scores": [r.tolist() for r in rows], "solved_at": solved, "solve_time": solve_time,
-                     "wall_before": wall}
+                     "wall_before": wall, "env_steps": env_steps, "solve_steps": solve_steps}
             rundir.save_training_state(out_dir, agent, state, getattr(env, "random_state", None), save_buffer)
             saved_episodes = len(rows)
         record = {
@@ -161,6 +168,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "threads": getattr(agent, "threads", 1),
             "config": agent.config.to_dict(),
             "schedule": {"good_score": good_score, "good_updates": good_updates},
+            "reward_scale": reward_scale,
             "state_size": agent.state_size,
             "action_size": agent.action_size,
             "n_agents": n_agents,
@@ -171,6 +179,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "stop_when_solved": stop_when_solved,
             "solved_at_episode": solved,
             "time_to_solve_s": None if solve_time is None else round(solve_time, 2),
+            "env_steps": env_steps,
+            "env_steps_to_solve": solve_steps,
             "wall_time_s": round(wall, 2),
             "final_average": float(scores_now.mean(axis=1)[-window:].mean()) if len(rows) else None,
             "learner_updates": agent.n_updates,
@@ -208,13 +218,16 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
                     info = env.step(actions)[brain_name]
                     next_states = np.asarray(info.vector_observations, dtype=np.float64)
                     rewards = np.asarray(info.rewards, dtype=np.float64)
+                    learned = rewards if reward_scale == 1.0 else rewards * reward_scale
                     done = np.asarray(info.local_done, dtype=bool)
                     # A time limit (max_reached; Reacher's only "done") is not a terminal state.
                     terminated = done & ~np.asarray(info.max_reached, dtype=bool)
                     if live.all():
-                        agent.step(states, actions, rewards, next_states, terminated)
+                        agent.step(states, actions, learned, next_states, terminated)
+                        env_steps += n_agents
                     else:  # an agent whose episode ended waits for the others: not experience
-                        agent.step(states[live], actions[live], rewards[live], next_states[live], terminated[live])
+                        agent.step(states[live], actions[live], learned[live], next_states[live], terminated[live])
+                        env_steps += int(live.sum())
                     score += rewards * live
                     if on_episode is not None and live[0]:
                         steps += 1
@@ -239,7 +252,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
                         f"mean {score.mean():6.2f}  avg{window} {avg:6.2f}  "
                         f"time {now - t0:5.2f}s  total {now - start:7.1f}s")
                 if solved is None and target_score is not None and episode >= window and avg >= target_score:
-                    solved, solve_time = episode, now - start
+                    solved, solve_time, solve_steps = episode, now - start, env_steps
                     say(f"Solved at episode {episode}: average {avg:.2f} over episodes "
                         f"{episode - window + 1}-{episode}, {solve_time:.1f}s")
                     if stop_when_solved:
@@ -344,46 +357,6 @@ def make_env(n_agents: int, seed: int, unity: str | None = None, env_id: str = D
     return open_env("builtin" if unity is None else unity, num_agents=n_agents, seed=seed)
 
 
-class _ValueMapper:
-    """--animate: the value maps of the episodes due (see value_maps.py), then the final
-    picture and the animation, all written into the run folder by rundir."""
-
-    def __init__(self, env: GymEnvironment, agent: Agent, out_dir: str, every: int) -> None:
-        import value_maps
-
-        task = task_for(env.env_id)
-        self.maps, self.env, self.agent, self.out_dir, self.every = value_maps, env, agent, out_dir, every
-        self.grid = value_maps.grid_for(env, task.observation_labels or None)
-        if task.action_labels:
-            self.grid = dataclasses.replace(self.grid, action_label=task.action_labels[0])
-        self.last: tuple[int, np.ndarray, float] | None = None
-
-    def _draw(self, episode: int, trajectory: np.ndarray, score: float) -> Any:
-        title = f"{self.env.env_id}, episode {episode}: return {score:.1f}"
-        return self.maps.draw(self.agent, self.grid, self.env.observation_from_agent(trajectory), title)
-
-    def __call__(self, episode: int, trajectory: np.ndarray, scores: np.ndarray) -> None:
-        self.last = (episode, trajectory, float(scores[0]))
-        if episode == 1 or episode % self.every == 0:
-            self._save(episode, self._draw(*self.last), frame=True)
-
-    def _save(self, episode: int, fig: Any, frame: bool) -> None:
-        import matplotlib.pyplot as plt
-
-        rundir.write_value_map(self.out_dir, fig, episode if frame else None)
-        plt.close(fig)
-
-    def finish(self) -> None:
-        """The last episode's picture (also the animation's last frame) and the animation."""
-        if self.last is None:
-            return
-        fig = self._draw(*self.last)
-        rundir.write_value_map(self.out_dir, fig, self.last[0])
-        self._save(self.last[0], fig, frame=False)
-        path = rundir.write_animation(self.out_dir)
-        print(f"Wrote {Path(self.out_dir) / rundir.VALUE_MAP_FILE} and the animation {path}")
-
-
 def _good_score(text: str) -> float | None:
     """--good-score: a number, or 'off'."""
     if text.strip().lower() == "off":
@@ -413,7 +386,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict
             args.good_score = GOOD_SCORE
         elif args.good_score is not None and args.good_score < 0:  # scores are >= 0: "never good"
             args.good_score = None
-        return {"task_config": {}}
+        return {"task_config": {}, "reward_scale": 1.0}
     if args.agents is not None:
         parser.error("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
     if args.unity is not None:
@@ -422,8 +395,9 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict
     args.agents = 1 if args.num_envs is None else args.num_envs
     args.episodes = task.episodes if args.episodes is None else args.episodes
     if args.good_score is _UNSET:
-        args.good_score = None
-    return {"task_config": dict(task.config), "task_target": task.target, "task_why": task.why}
+        args.good_score = task.good_score
+    return {"task_config": dict(task.config), "task_target": task.target, "task_why": task.why,
+            "reward_scale": task.reward_scale}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -496,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.target = task_record["task_target"]
                 if args.target is None:
                     args.target = env.spec.reward_threshold
-            extra.update(env_id=args.env, **{k: v for k, v in task_record.items() if k != "task_config"})
+            extra.update(env_id=args.env, **{k: v for k, v in task_record.items() if k.startswith("task_")
+                                             and k != "task_config"})
             if args.target is None:
                 print(f"{args.env} has no solve threshold (pass --target): training runs {args.episodes} episodes")
         brain = env.brains[env.brain_names[0]]
@@ -509,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error("--animate needs a Gymnasium task with a 2-D observation, e.g. "
                              "--env MountainCarContinuous-v0")
             try:
-                mapper = _ValueMapper(env, agent, args.out, args.animate_every)
+                mapper = value_maps.Recorder(env, agent, args.out, args.animate_every)
             except ValueError as exc:
                 parser.error(f"--animate: {exc}")
         if args.resume is not None:
@@ -528,9 +503,11 @@ def main(argv: list[str] | None = None) -> int:
               out_dir=args.out, seed=args.seed, quiet=args.quiet,
               progress=not args.no_progress, command=command,
               good_score=args.good_score, good_updates=args.good_updates, extra_record=extra,
-              save_every=args.save_every, save_buffer=args.save_buffer, resume=resume, on_episode=mapper)
+              save_every=args.save_every, save_buffer=args.save_buffer, resume=resume, on_episode=mapper,
+              reward_scale=task_record["reward_scale"])
         if mapper is not None:
-            mapper.finish()
+            animation = mapper.finish()
+            print(f"Wrote {Path(args.out) / rundir.VALUE_MAP_FILE} and the animation {animation}")
     finally:
         env.close()
     record = rundir.read_record(args.out)

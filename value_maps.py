@@ -15,12 +15,17 @@ sees (``GymEnvironment`` may scale observations to [-1, 1]).
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+import rundir
 
 GRID_POINTS = 101  # per axis: 10,201 states, one forward pass of each network
 
@@ -114,4 +119,44 @@ def figure_to_rgb(fig: Any) -> np.ndarray:
     return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
 
 
-__all__ = ["GRID_POINTS", "Grid", "draw", "evaluate_grid", "figure_to_rgb", "grid_for"]
+class Recorder:
+    """``train.train(..., on_episode=Recorder(env, agent, run_dir))``: the maps of episode 1
+    and of every ``every``-th episode into the run folder, then with ``finish()`` the last
+    episode's maps (value_map.png) and the animation of them all (rundir writes the files)."""
+
+    def __init__(self, env: Any, agent: Any, run_dir: str | os.PathLike[str], every: int = 5) -> None:
+        from tasks import task_for
+
+        task = task_for(env.env_id)
+        self.env, self.agent, self.run_dir, self.every = env, agent, run_dir, every
+        self.grid = grid_for(env, task.observation_labels or None)
+        if task.action_labels:
+            self.grid = dataclasses.replace(self.grid, action_label=task.action_labels[0])
+        self.last: tuple[int, np.ndarray, float] | None = None
+
+    def _draw(self, episode: int, trajectory: np.ndarray, score: float) -> Any:
+        title = f"{self.env.env_id}, episode {episode}: return {score:.1f}"
+        return draw(self.agent, self.grid, self.env.observation_from_agent(trajectory), title)
+
+    def __call__(self, episode: int, trajectory: np.ndarray, scores: np.ndarray) -> None:
+        self.last = (episode, trajectory, float(scores[0]))
+        if episode == 1 or episode % self.every == 0:
+            self._write(self._draw(*self.last), episode)
+
+    def _write(self, fig: Any, *episodes: int | None) -> None:
+        import matplotlib.pyplot as plt
+
+        for episode in episodes:
+            rundir.write_value_map(self.run_dir, fig, episode)
+        plt.close(fig)
+
+    def finish(self) -> Path | None:
+        """Write the last episode's maps (also the animation's last frame) and the
+        animation; returns the animation's path (None before any episode)."""
+        if self.last is None:
+            return None
+        self._write(self._draw(*self.last), self.last[0], None)
+        return rundir.write_animation(self.run_dir)
+
+
+__all__ = ["GRID_POINTS", "Grid", "Recorder", "draw", "evaluate_grid", "figure_to_rgb", "grid_for"]

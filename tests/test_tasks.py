@@ -212,3 +212,48 @@ def test_animate_writes_frames_the_final_picture_and_an_animation(tmp_path):
                               str(tmp_path / "eval")]) == 0
     summary = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
     assert summary["environment"] == "MountainCarContinuous-v0" and summary["agents"] == 1
+
+
+def test_reward_scale_changes_what_is_learned_not_the_scores():
+    env = GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=0)
+    agent = Agent(2, 1, 0, warmup=10**6)
+    scores = train_mod.train(env, agent, n_episodes=1, target_score=None, progress=False, quiet=True,
+                             good_score=None, reward_scale=0.25)
+    env.close()
+    np.testing.assert_array_equal(scores, [[3.0]])
+    np.testing.assert_allclose(agent.memory.split(agent.memory.data[:3])[2].ravel(), 0.25)
+
+
+def test_unity_reacher_through_gymnasium_keeps_reachers_settings(tmp_path):
+    """UnityReacher-v0 is the default task behind Gymnasium's interface: same config, the schedule on."""
+    out = tmp_path / "ur"
+    assert train_mod.main(["--env", "UnityReacher-v0", "--num-envs", "2", "--episodes", "1", "--max-t", "30",
+                           "--out", str(out), "--no-progress", "--quiet"]) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert record["config"]["learn_every"] == 20 and record["schedule"]["good_score"] == 33.0
+    assert record["target_score"] == 30.0 and record["env_steps"] == 60 and record["n_agents"] == 2
+
+
+def test_bench_gym_summary_ranks_unsolved_runs_last_and_gives_ratios_to_ours():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_gym.py"
+    spec = importlib.util.spec_from_file_location("bench_gym", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def run(method, seed, episode, steps, seconds):
+        return {"task": "T", "method": method, "seed": seed, "solved_at_episode": episode,
+                "env_steps_to_solve": steps, "time_to_solve_s": seconds}
+
+    runs = [run("ours", 0, 100, 1000, 10.0), run("ours", 1, 120, 3000, 30.0), run("ours", 2, 110, 2000, 20.0),
+            run("peer", 0, 200, 8000, 40.0), run("peer", 1, None, None, None), run("peer", 2, None, None, None)]
+    table = bench.summarise(runs)["T"]
+    assert table["ours"]["solved"] == 3 and table["ours"]["median_episodes"] == 110
+    assert table["ours"]["ratio_seconds"] == 1.0
+    assert table["peer"]["solved"] == 1 and table["peer"]["median_episodes"] is None  # 2 of 3 unsolved
+    runs[4] = run("peer", 1, 300, 6000, 60.0)
+    table = bench.summarise(runs)["T"]
+    assert table["peer"]["median_episodes"] == 300 and table["peer"]["ratio_episodes"] == pytest.approx(300 / 110, abs=0.01)
+    assert table["peer"]["median_env_steps"] == 8000 and table["peer"]["ratio_env_steps"] == 4.0
