@@ -442,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
             args.save_buffer = bool(record.get("save_buffer", False))
         extra["resumed"] = [*record.get("resumed", []), {"command": command}]
     task_record = _settings(parser, args)
+    if args.resume is not None:  # learn as the run did, whatever tasks.TASKS says now
+        task_record["reward_scale"] = record.get("reward_scale", 1.0)
     try:
         config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **task_record["task_config"], **args.config})
     except (TypeError, ValueError) as exc:

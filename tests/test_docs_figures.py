@@ -129,3 +129,43 @@ def test_time_breakdown_figures():
     for key in ("learning", "environment", "acting"):
         shares = " and ".join(f"{s['seconds'][key] / s['wall_s']:.0%}" for s in bench["seeds"])
         expect(shares, ("README.md", README))
+
+
+def _gym_row(task: str, method: str, row: dict) -> str:
+    """The README's row of benchmarks/results/bench_gym.json's summary for one task and method."""
+    def num(value, digits=0):
+        return "-" if value is None else f"{value:,.{digits}f}"
+
+    ratios = " / ".join(num(row[k], 2) for k in ("ratio_episodes", "ratio_env_steps", "ratio_seconds"))
+    return (f"| {task} | {method} | {row['solved']}/{row['seeds']} | {num(row['median_episodes'])} | "
+            f"{num(row['median_env_steps'])} | {num(row['median_seconds'], 1)} | {ratios} |")
+
+
+def test_gymnasium_benchmark_table():
+    bench = _bench("bench_gym.json")
+    for task, rows in bench["summary"].items():
+        for method, row in rows.items():
+            expect(_gym_row(task, method, row), ("README.md", README))
+    ours = [r for r in bench["runs"] if r["method"] == "ours"]
+    for task in bench["summary"]:
+        episodes = ", ".join(str(r["solved_at_episode"]) for r in sorted(ours, key=lambda r: r["seed"])
+                             if r["task"] == task)
+        expect(f"{task}: solved at episodes {episodes}", ("README.md", README))
+    expect(f"cap of {bench['cap_s']:g} s", ("README.md", README))
+
+
+def test_gymnasium_task_runs_quoted():
+    mujoco = _bench("reacher_v5_seed0.json")
+    expect(f"average return over its last 100 episodes of **{mujoco['final_average']:.2f}**", ("README.md", README))
+    expect(f"{mujoco['episodes_run']} episodes ({mujoco['env_steps']:,} steps) in {mujoco['wall_time_s']:.0f} s",
+           ("README.md", README))
+
+
+def test_mountaincar_notebook_figures():
+    """README quotes the committed MountainCarContinuous notebook's full run."""
+    notebook = json.loads((ROOT / "MountainCarContinuous.ipynb").read_text())
+    text = "".join("".join(o.get("text", "")) for c in notebook["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))
+    match = re.search(r"Solved at episode (\d+): average [\d.]+ over episodes \d+-\d+, ([\d.]+)s", text)
+    assert match, "the committed notebook should hold a full run that solved"
+    expect(f"solved at episode {match[1]} in {match[2]} s", ("README.md", README))

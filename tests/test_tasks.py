@@ -92,20 +92,23 @@ def test_terminated_and_truncated_become_local_done_and_max_reached():
 
 
 def test_the_loop_stops_bootstrapping_at_terminations_and_waits_for_copies_that_end_first():
-    """Two copies ending at steps 3 and 4: 7 transitions stored (none after a copy's end),
+    """Copies ending at steps 3, 4 and 5: 12 transitions stored (none after a copy's end,
+    although the vector environment restarts a finished copy and it earns rewards again),
     discount 0 on each terminal one, each copy's score its own episode's return."""
-    env = GymEnvironment(COUNTDOWN_ID, num_envs=2, seed=0)
+    env = GymEnvironment(COUNTDOWN_ID, num_envs=3, seed=0)
     agent = Agent(2, 1, 0, warmup=10**6)
     scores = train_mod.train(env, agent, n_episodes=1, max_t=50, target_score=None, progress=False, quiet=True,
                              good_score=None)
     env.close()
-    np.testing.assert_array_equal(scores, [[3.0, 4.0]])
+    np.testing.assert_array_equal(scores, [[3.0, 4.0, 5.0]])
     memory = agent.memory
-    assert len(memory) == 7
-    discounts = memory.split(memory.data[:7])[4].ravel().tolist()
-    gamma = pytest.approx(agent.config.gamma)
-    # steps 1-2 of both copies, step 3 of both (copy 0 terminal), step 4 of copy 1 (terminal)
-    assert discounts == [gamma, gamma, gamma, gamma, 0.0, gamma, 0.0]
+    assert len(memory) == 12
+    states, _, _, _, discounts = memory.split(memory.data[:12])
+    g = agent.config.gamma
+    # steps 1-3 of all copies (copy 0 ends at 3), step 4 of copies 1 and 2 (copy 1 ends), step 5 of copy 2
+    expected = [g, g, g, g, g, g, 0.0, g, g, 0.0, g, 0.0]
+    np.testing.assert_allclose(discounts.ravel(), expected, rtol=1e-6)
+    assert states[-1, 0] == 1.0  # copy 2's last state: one step left
 
 
 def test_a_truncated_episode_bootstraps():
