@@ -141,15 +141,16 @@ def _gym_row(task: str, method: str, row: dict) -> str:
             f"{num(row['median_env_steps'])} | {num(row['median_seconds'], 1)} | {ratios} |")
 
 
-def test_gymnasium_benchmark_table():
-    bench = _bench("bench_gym.json")
+@pytest.mark.parametrize("name", sorted(p.name for p in RESULTS.glob("bench_gym*.json")))
+def test_gymnasium_benchmark_table(name):
+    bench = _bench(name)
     for task, rows in bench["summary"].items():
         for method, row in rows.items():
             expect(_gym_row(task, method, row), ("README.md", README))
     ours = [r for r in bench["runs"] if r["method"] == "ours"]
     for task in bench["summary"]:
-        episodes = ", ".join(str(r["solved_at_episode"]) for r in sorted(ours, key=lambda r: r["seed"])
-                             if r["task"] == task)
+        episodes = ", ".join(str(r["solved_at_episode"] or "not solved")
+                             for r in sorted(ours, key=lambda r: r["seed"]) if r["task"] == task)
         expect(f"{task}: solved at episodes {episodes}", ("README.md", README))
     expect(f"cap of {bench['cap_s']:g} s", ("README.md", README))
 
