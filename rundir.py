@@ -10,13 +10,17 @@
                             all four networks, the optimisers, the noise, the random generators,
                             the episode counter and the scores so far
     replay_buffer.pt        the replay buffer's filled part (only with train.py --save-buffer)
+    value_maps/, value_map.png, value_maps.mp4 (or .gif)
+                            train.py --animate: Q(s, mu(s)) and mu(s) over a 2-D observation
+                            space every few episodes, the last ones, and their animation
 
 Every file goes through ``atomic_write`` (a temporary file in the same folder, then a rename),
 so a reader never sees half a file, whatever stops the writer. ``agent_from_run`` rebuilds an
 agent of the run's architecture, which is how ``watch.py --run`` and the notebook replay any run.
 
 The task's definition of "solved" lives here too, since the records and the plot use it:
-the trailing 100-episode average of the per-episode mean score over the agents reaches 30.
+the trailing 100-episode average of the per-episode mean score over the agents reaches 30
+(a Gymnasium task's threshold comes from tasks.TASKS or its spec instead).
 """
 
 from __future__ import annotations

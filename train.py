@@ -1,9 +1,10 @@
-"""Train the DDPG agent on the multi-agent Reacher and record the run.
+"""Train the DDPG agent on the multi-agent Reacher (or any Gymnasium task) and record the run.
 
 Command line::
 
     python train.py --out runs/seed0                    # fast learner, stops when solved
     python train.py --learner readable --out runs/r0    # the plain-autograd agent of ddpg_agent.py
+    python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc   # a Gymnasium task (tasks.py)
 
 Notebook use::
 
