@@ -20,7 +20,8 @@ What the adapter does between the agent and the task, and why:
     vector environment resets it by itself (Gymnasium's next-step autoreset) and the loop
     ignores its steps until every sub-environment is done;
   * observations: scaled to [-1, 1] from the observation space's bounds only where
-    ``TASKS`` asks for it.
+    ``TASKS`` asks for it. Rewards reach the agent as the task gives them; a task's
+    ``reward_scale`` is applied by the training loop, to what is learned, not to the scores.
 
 ``TASKS`` is the one place that holds per-task choices (hyperparameters, observation
 scaling, the solve threshold, the episode budget); a task not listed gets ``DEFAULT``.
@@ -120,7 +121,8 @@ class GymEnvironment:
 
     ``GymEnvironment(env_id, num_envs, seed)``: ``num_envs`` copies of the task (the task's
     native vector environment when it registers one, such as ``UnityReacher-v0``, else
-    Gymnasium's ``SyncVectorEnv``), seeded ``seed, seed + 1, ...`` at the first reset.
+    Gymnasium's ``SyncVectorEnv``), seeded ``seed, seed + 1, ...`` at the first reset (a
+    native vector environment takes ``seed`` alone).
     ``make_kwargs`` go to ``gymnasium.make_vec`` (e.g. ``goal_size`` for UnityReacher-v0).
     """
 
