@@ -104,6 +104,17 @@ def solved_at(episode_means: np.ndarray, target: float = SOLVE_SCORE,
     return int(hits[0]) + window if hits.size else None
 
 
+def median_with_unsolved(values: list[float | None]) -> float | None:
+    """Median over runs of a figure to solve (episode, steps, seconds), None for a run that
+    did not solve: such a run ranks worse than every solved one, and the result is None
+    when the median run did not solve."""
+    ranked = sorted(values, key=lambda v: (v is None, v if v is not None else 0.0))
+    middle = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
+    if any(v is None for v in middle):
+        return None
+    return float(np.mean(middle))
+
+
 # ------------------------------------------------------------------ checkpoints
 def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
                      critic_path: str | os.PathLike[str]) -> None:

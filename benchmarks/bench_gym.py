@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cli import positive_int  # noqa: E402
-from rundir import git_commit, versions  # noqa: E402
+from rundir import git_commit, median_with_unsolved, versions  # noqa: E402
 
 WINDOW = 100
 # Per task: the threshold, the episode budget, copies stepped together (UnityReacher: 20 arms).
@@ -240,15 +240,6 @@ def run_one(task: str, method: str, seed: int, cap_s: float) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- summary
-def _median(values: list[float | None]) -> float | None:
-    """Median with unsolved runs (None) ranked worse than any solved one; None if the median is unsolved."""
-    ranked = sorted(values, key=lambda v: (v is None, v if v is not None else 0.0))
-    middle = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
-    if any(v is None for v in middle):
-        return None
-    return float(np.mean(middle))
-
-
 def summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per task and method: solved count, medians, and each median's ratio to ours."""
     table: dict[str, dict[str, Any]] = {}
@@ -259,9 +250,9 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             rows[method] = {
                 "seeds": len(mine),
                 "solved": sum(r["solved_at_episode"] is not None for r in mine),
-                "median_episodes": _median([r["solved_at_episode"] for r in mine]),
-                "median_env_steps": _median([r["env_steps_to_solve"] for r in mine]),
-                "median_seconds": _median([r["time_to_solve_s"] for r in mine]),
+                "median_episodes": median_with_unsolved([r["solved_at_episode"] for r in mine]),
+                "median_env_steps": median_with_unsolved([r["env_steps_to_solve"] for r in mine]),
+                "median_seconds": median_with_unsolved([r["time_to_solve_s"] for r in mine]),
             }
         ours = rows.get("ours")
         for row in rows.values():

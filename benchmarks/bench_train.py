@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from cli import json_object, non_negative_int, positive_int  # noqa: E402
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
 from ddpg_fast import FastAgent  # noqa: E402
-from rundir import git_commit, solved_at  # noqa: E402
+from rundir import git_commit, median_with_unsolved, solved_at  # noqa: E402
 from train import LEARNERS, train  # noqa: E402
 
 
@@ -109,15 +109,6 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
             "episode_means": [round(float(m), 3) for m in means]}
 
 
-def _median_with_unsolved(values: list[float | None]) -> float | None:
-    """Median where None (unsolved) ranks above every number; None if the median is unsolved."""
-    ranked = sorted(values, key=lambda v: (v is None, v if v is not None else 0.0))
-    mid = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
-    if any(v is None for v in mid):
-        return None
-    return float(np.mean(mid))
-
-
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -164,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("  mean score at episodes 5, 10, ...: "
                       + " ".join(f"{m[i]:.1f}" for i in range(4, len(m), 5)), flush=True)
         n_solved = sum(r["solved_at"] is not None for r in results)
-        med_ep = _median_with_unsolved([r["solved_at"] for r in results])
-        med_wall = _median_with_unsolved(
+        med_ep = median_with_unsolved([r["solved_at"] for r in results])
+        med_wall = median_with_unsolved(
             [r["wall_s"] if r["solved_at"] is not None else None for r in results])
         print(f"median solved-at episode: {med_ep if med_ep is not None else 'unsolved'}")
         print(f"median wall-clock to solve: "
