@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests._notebook_helpers import assert_sections_in_order, markdown_of
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "MountainCarContinuous.ipynb"
 SECTIONS = [
     "1. Start the Environment",
@@ -25,9 +27,7 @@ def _notebook() -> dict:
 def test_sections_in_order_and_a_plain_kernel():
     notebook = _notebook()
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
-    markdown = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
-    positions = [markdown.find(f"### {title}") for title in SECTIONS]
-    assert -1 not in positions and positions == sorted(positions)
+    assert_sections_in_order(notebook, SECTIONS)
 
 
 def test_committed_outputs_are_a_full_solved_run_with_pictures():
@@ -43,7 +43,7 @@ def test_the_exploration_text_matches_the_task_settings():
     from tasks import task_for
 
     config = task_for("MountainCarContinuous-v0").config
-    markdown = "".join("".join(c["source"]) for c in _notebook()["cells"] if c["cell_type"] == "markdown")
+    markdown = markdown_of(_notebook())
     assert f"`sigma` {config['noise_sigma']}" in markdown and f"`theta` {config['noise_theta']}" in markdown
     assert f"decays by {round((1 - config['noise_decay']) * 100)}% per episode" in markdown
     assert f"floor of {config['noise_min']}" in markdown

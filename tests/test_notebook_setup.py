@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._notebook_helpers import assert_sections_in_order, markdown_of
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "Continuous_Control.ipynb"
 SECTIONS = [
     "1. Start the Environment",
@@ -34,10 +36,7 @@ def test_runs_in_a_plain_python3_kernel(notebook):
 
 
 def test_has_the_sections_in_order(notebook):
-    markdown = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
-    positions = [markdown.find(f"### {title}") for title in SECTIONS]
-    assert -1 not in positions, [t for t, p in zip(SECTIONS, positions, strict=True) if p == -1]
-    assert positions == sorted(positions)
+    assert_sections_in_order(notebook, SECTIONS)
 
 
 def test_deterministic_cells_are_output_checked_and_have_reference_outputs(notebook):
@@ -83,7 +82,7 @@ def test_committed_outputs_are_a_full_run(notebook):
     assert len(episode_lines) >= 100
     assert "Solved at episode" in text and "Not solved" not in text
     solved = int(text.split("Solved at episode ")[1].split(":")[0])
-    markdown = " ".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown").split()
+    markdown = markdown_of(notebook).split()
     assert f"solved at episode {solved}." in " ".join(markdown), "the text should quote the stored run"
     assert "Average over the last 100 episodes, per agent:" in text
     pngs = [o for o in _outputs(notebook) if "image/png" in o.get("data", {})]
@@ -94,7 +93,7 @@ def test_committed_outputs_are_a_full_run(notebook):
 
 def test_text_agrees_with_the_random_play_output(notebook):
     """The markdown says a random policy scores about 0.1 to 0.2; the stored output says so too."""
-    markdown = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    markdown = markdown_of(notebook)
     assert "about\n0.1 to 0.2 per episode" in json.dumps(markdown) or "about 0.1 to 0.2 per episode" in " ".join(markdown.split())
     text = "".join("".join(o.get("text", "")) for o in _outputs(notebook))
     score = float(text.split("Total score (averaged over agents) this episode:")[1].split()[0])
