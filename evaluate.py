@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name
-    env_id = (rundir.read_record(args.run).get("env_id") or DEFAULT_ENV) if args.run else DEFAULT_ENV
+    env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
     if args.agents is None:
         args.agents = 20 if env_id == DEFAULT_ENV else 1
     scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id)

@@ -254,6 +254,11 @@ def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
     return record
 
 
+def environment_id(run: str | os.PathLike[str]) -> str | None:
+    """The Gymnasium id a run trained on (train.py --env); None for the built-in Reacher."""
+    return read_record(run).get("env_id")
+
+
 def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float | None = SOLVE_SCORE,
                 window: int = SOLVE_WINDOW) -> None:
     """Reward plot: per-episode mean over agents with the min-max band, trailing average, target."""

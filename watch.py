@@ -309,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
         parser.error(f"{exc}{hint}")
 
-    env_id = (rundir.read_record(args.run).get("env_id") or DEFAULT_ENV) if args.run else DEFAULT_ENV
+    env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
     if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
         return _watch_gym(parser, args, agent, env_id)
     want_viewer = args.out is None and not args.no_viewer and display_works()
