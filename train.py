@@ -45,7 +45,7 @@ from cli import json_object, non_negative_int, positive_int
 from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
-from tasks import DEFAULT_ENV, GymEnvironment, task_for
+from tasks import DEFAULT_ENV, GymEnvironment, Task, task_for
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
 # quicker on a small CPU, "readable" is the code to learn DDPG from.
@@ -371,9 +371,9 @@ def _good_score(text: str) -> float | None:
     return value
 
 
-def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Task | None:
     """Fill the options left unset from the task: the built-in Reacher's defaults, or the
-    Gymnasium task's entry in ``tasks.TASKS``; returns what run.json records about the task."""
+    Gymnasium task's entry in ``tasks.TASKS``, which is returned (None for the Reacher)."""
     if args.env == DEFAULT_ENV:
         if args.num_envs is not None:
             parser.error("--num-envs is for a Gymnasium task (--env ID); the built-in Reacher takes --agents")
@@ -387,7 +387,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict
             args.good_score = GOOD_SCORE
         elif args.good_score is not None and args.good_score < 0:  # scores are >= 0: "never good"
             args.good_score = None
-        return {"task_config": {}, "reward_scale": 1.0}
+        return None
     if args.agents is not None:
         parser.error("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
     if args.unity is not None:
@@ -397,8 +397,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict
     args.episodes = task.episodes if args.episodes is None else args.episodes
     if args.good_score is _UNSET:
         args.good_score = task.good_score
-    return {"task_config": dict(task.config), "task_target": task.target, "task_why": task.why,
-            "reward_scale": task.reward_scale}
+    return task
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -442,11 +441,12 @@ def main(argv: list[str] | None = None) -> int:
         if "--save-buffer" not in given:
             args.save_buffer = bool(record.get("save_buffer", False))
         extra["resumed"] = [*record.get("resumed", []), {"command": command}]
-    task_record = _settings(parser, args)
+    task = _settings(parser, args)
+    reward_scale = 1.0 if task is None else task.reward_scale
     if args.resume is not None:  # learn as the run did, whatever tasks.TASKS says now
-        task_record["reward_scale"] = record.get("reward_scale", 1.0)
+        reward_scale = record.get("reward_scale", 1.0)
     try:
-        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **task_record["task_config"], **args.config})
+        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **(task.config if task else {}), **args.config})
     except (TypeError, ValueError) as exc:
         parser.error(f"--config: {exc}")
     try:
@@ -466,15 +466,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.force and rundir.clear_run(args.out):
         print(f"Replacing the run in {args.out} (--force)")
     try:
-        if args.env != DEFAULT_ENV:
-            spec_limit = env.spec.max_episode_steps
-            args.max_t = args.max_t or spec_limit or EPISODE_LIMIT
+        if task is not None:
+            args.max_t = args.max_t or env.spec.max_episode_steps or EPISODE_LIMIT
             if args.target is None and args.resume is None:
-                args.target = task_record["task_target"]
-                if args.target is None:
-                    args.target = env.spec.reward_threshold
-            extra.update(env_id=args.env, **{k: v for k, v in task_record.items() if k.startswith("task_")
-                                             and k != "task_config"})
+                args.target = task.target if task.target is not None else env.spec.reward_threshold
+            extra.update(env_id=args.env, task_target=task.target, task_why=task.why)
             if args.target is None:
                 print(f"{args.env} has no solve threshold (pass --target): training runs {args.episodes} episodes")
         brain = env.brains[env.brain_names[0]]
@@ -507,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
               progress=not args.no_progress, command=command,
               good_score=args.good_score, good_updates=args.good_updates, extra_record=extra,
               save_every=args.save_every, save_buffer=args.save_buffer, resume=resume, on_episode=mapper,
-              reward_scale=task_record["reward_scale"])
+              reward_scale=reward_scale)
         if mapper is not None:
             animation = mapper.finish()
             print(f"Wrote {Path(args.out) / rundir.VALUE_MAP_FILE} and the animation {animation}")
