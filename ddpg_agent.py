@@ -53,18 +53,35 @@ class DDPGConfig:
     noise_theta: float = 0.15  # OU noise: pull back towards 0
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
+    # Variants (off by default; each is a separate piece in variants/, run by VariantAgent).
+    exploration: str = "ou"  # "ou" | "gaussian" (action noise) | "noisy" (NoisyNet actor)
+    noisy_sigma0: float = 0.5  # NoisyNet: initial noise scale, sigma0 / sqrt(fan_in) per weight
+    replay: str = "uniform"  # "uniform" | "prioritized" (sum-tree PER, Schaul et al. 2016)
+    per_alpha: float = 0.6  # PER: priority = (|TD error| + per_eps) ** per_alpha
+    per_beta: float = 0.4  # PER: importance-weight exponent at the start...
+    per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
+    per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
+    batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
+    n_step: int = 1  # n-step returns (1: the one-step TD target above)
 
     def __post_init__(self) -> None:
         problems = [f"{name} must be >= 1, got {getattr(self, name)!r}"
                     for name in ("buffer_size", "batch_size", "learn_every", "actor_fc1",
-                                 "actor_fc2", "critic_fc1", "critic_fc2")
+                                 "actor_fc2", "critic_fc1", "critic_fc2", "per_beta_updates", "n_step")
                     if not isinstance(getattr(self, name), int) or getattr(self, name) < 1]
         problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}"
                      for name in ("learn_updates", "warmup", "grad_clip", "weight_decay",
                                   "noise_sigma", "noise_theta", "noise_min", "lr_actor",
-                                  "lr_critic")
+                                  "lr_critic", "noisy_sigma0", "per_alpha", "per_eps")
                      if not _is_number(getattr(self, name)) or getattr(self, name) < 0]
-        for name in ("gamma", "tau", "noise_decay"):
+        for name, allowed in (("exploration", EXPLORATIONS), ("replay", REPLAYS)):
+            if getattr(self, name) not in allowed:
+                problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
+        if _is_number(self.per_eps) and self.per_eps <= 0:
+            problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
+        if not isinstance(self.batch_norm, bool):
+            problems.append(f"batch_norm must be true or false, got {self.batch_norm!r}")
+        for name in ("gamma", "tau", "noise_decay", "per_beta"):
             value = getattr(self, name)
             if not _is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
                 interval = "(0, 1]" if name == "tau" else "[0, 1]"
@@ -75,6 +92,11 @@ class DDPGConfig:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def variants(self) -> dict[str, Any]:
+        """The variant settings that differ from plain DDPG ({} for plain DDPG)."""
+        plain = {"exploration": ("ou",), "replay": ("uniform",), "batch_norm": (False,), "n_step": (1,)}
+        return {k: getattr(self, k) for k, ok in plain.items() if getattr(self, k) not in ok}
+
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DDPGConfig:
         """Build a config from a dict; unknown keys are an error that lists the valid ones."""
@@ -83,6 +105,10 @@ class DDPGConfig:
             raise ValueError(f"unknown config key(s) {unknown}; valid keys: "
                              f"{[f.name for f in fields(cls)]}")
         return cls(**values)
+
+
+EXPLORATIONS = ("ou", "gaussian", "noisy")
+REPLAYS = ("uniform", "prioritized")
 
 
 def _is_number(value: Any) -> bool:
@@ -171,9 +197,14 @@ class Agent:
     ``DDPGConfig`` fields (or pass ``config=DDPGConfig(...)``).
     """
 
+    runs_variants = False  # variants.VariantAgent runs the config's variants; this class does not
+
     def __init__(self, state_size: int, action_size: int, random_seed: int,
                  config: DDPGConfig | None = None, **overrides: Any) -> None:
         self.config = cfg = DDPGConfig.from_dict({**(config or DDPGConfig()).to_dict(), **overrides})
+        if cfg.variants() and not self.runs_variants:
+            raise ValueError(f"{type(self).__name__} is plain DDPG; the variants {cfg.variants()} "
+                             "run on variants.VariantAgent (train.py picks it by itself)")
         self.state_size, self.action_size, self.seed = state_size, action_size, int(random_seed)
 
         # Actor (policy) and critic (Q-function), each with a slowly following target copy.
@@ -208,6 +239,10 @@ class Agent:
     def reset(self) -> None:
         """Call at each episode start: restarts the exploration noise."""
         self.noise.reset()
+
+    def exploration_scale(self) -> float:
+        """The action noise's size now (sigma times the decaying scale), for the metrics."""
+        return self.noise.sigma * self.noise.scale
 
     def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
              next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:

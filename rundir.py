@@ -5,6 +5,8 @@
     run.json                config (the architecture included), seed, versions, commit, command,
                             solved-at episode, wall time
     scores.csv              one row per episode, one column per agent
+    metrics.csv             one row per episode: scores, critic/actor loss, mean Q, exploration
+                            scale, updates and their rate, times (columns: metrics.COLUMNS)
     scores.png              the reward plot
     training_state.pt       everything needed to continue the run exactly (train.py --resume):
                             all four networks, the optimisers, the noise, the random generators,
@@ -40,13 +42,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg_agent import Agent
+from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
+from variants import VariantAgent
 
 ACTOR_FILE = "checkpoint_actor.pth"
 CRITIC_FILE = "checkpoint_critic.pth"
 RECORD_FILE = "run.json"
 SCORES_FILE = "scores.csv"
+METRICS_FILE = "metrics.csv"
 PLOT_FILE = "scores.png"
 STATE_FILE = "training_state.pt"
 BUFFER_FILE = "replay_buffer.pt"
@@ -54,12 +58,13 @@ VALUE_MAPS_DIR = "value_maps"  # train.py --animate: one PNG per drawn episode..
 VALUE_MAP_FILE = "value_map.png"  # ...the final picture...
 ANIMATION_STEM = "value_maps"  # ...and the animation, value_maps.mp4 (or .gif without ffmpeg)
 ANIMATION_SUFFIXES = (".mp4", ".gif")
-RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
+RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
 SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
-# DDPGConfig fields that fix the networks' shapes (all a replay needs from the config).
-ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
+# DDPGConfig fields that fix the networks (all a replay needs from the config).
+ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2", "batch_norm", "exploration",
+                     "noisy_sigma0")
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:
@@ -234,6 +239,29 @@ def read_scores(path: str | os.PathLike[str]) -> np.ndarray:
     return table[:, 1:]
 
 
+def write_metrics(out_dir: str | os.PathLike[str], rows: list[dict[str, Any]]) -> None:
+    """metrics.csv: one row per episode, the columns in the rows' key order (empty: unknown)."""
+    if not rows:
+        return
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else (f"{v:.6g}" if isinstance(v, float) else v)
+                         for k, v in row.items()})
+    data = text.getvalue().encode()
+    atomic_write(Path(out_dir) / METRICS_FILE, lambda fh: fh.write(data))
+
+
+def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, float | None]]:
+    """The rows of a run's metrics.csv as numbers (None where empty); [] when it has none."""
+    path = Path(run) / METRICS_FILE
+    if not path.is_file():
+        return []
+    with open(path, newline="") as fh:
+        return [{k: (float(v) if v != "" else None) for k, v in row.items()} for row in csv.DictReader(fh)]
+
+
 def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
     """The run.json of a run folder, or a record file itself (such as the committed
     checkpoint_run.json). ValueError with the reason when it cannot be used."""
@@ -341,13 +369,16 @@ def write_animation(out_dir: str | os.PathLike[str], fps: float = 4.0) -> Path |
 
 
 def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
-                   agent_class: type[Agent] = Agent) -> Agent:
+                   agent_class: type[Agent] | None = None) -> Agent:
     """An agent of the run's architecture (from run.json) with the run's weights loaded.
 
     Meant for acting: the replay buffer is small, and the learning settings are the defaults.
+    A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
     """
     record = read_record(run_dir)
     architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS if k in record["config"]}
+    if agent_class is None:
+        agent_class = VariantAgent if DDPGConfig(**architecture).variants() else Agent
     agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed,
                         buffer_size=1024, **architecture)
     return load_checkpoints(agent, Path(run_dir) / ACTOR_FILE, Path(run_dir) / CRITIC_FILE)
@@ -420,7 +451,8 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
                   "rng": agent.noise.rng.bit_generator.state},
         "agent": {"t_step": agent.t_step, "n_updates": agent.n_updates, "learn_updates": agent.learn_updates},
         "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
-                   "saved": save_buffer},
+                   "saved": save_buffer,  # a variant's own part: priorities, pending n-step returns
+                   "extra": memory.extra_state() if hasattr(memory, "extra_state") else None},
         "random": {"torch": torch.get_rng_state(), "numpy": {**numpy_global, "state": {
             k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in numpy_global["state"].items()}},
             "environment": env_random_state},
@@ -480,6 +512,8 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
                              f"the run's agent has {memory.capacity} x {memory.data.shape[1]}")
         memory.data[:len(rows)] = rows
         memory.pos, memory.size = buffer["pos"], buffer["size"]
+    if buffer.get("extra") is not None:
+        memory.load_extra_state(buffer["extra"], rows_restored=exact)
     random = state["random"]
     torch.set_rng_state(random["torch"])
     numpy_state = random["numpy"]

@@ -44,8 +44,10 @@ import value_maps
 from cli import json_object, non_negative_int, positive_int
 from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
+from metrics import Metrics
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
 from tasks import DEFAULT_ENV, GymEnvironment, Task, task_for
+from variants import VariantAgent
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
 # quicker on a small CPU, "readable" is the code to learn DDPG from.
@@ -101,7 +103,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
           extra_record: dict[str, Any] | None = None, save_every: int = 10,
           save_buffer: bool = False, resume: dict[str, Any] | None = None,
           on_episode: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
-          reward_scale: float = 1.0) -> np.ndarray:
+          reward_scale: float = 1.0, tensorboard_dir: str | os.PathLike[str] | None = None) -> np.ndarray:
     """Run DDPG episodes; return the scores array (episodes x agents).
 
     Stops at ``n_episodes`` or, with ``stop_when_solved``, at the first episode where the
@@ -121,6 +123,9 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
 
     ``reward_scale`` multiplies the rewards the agent learns from (the scores stay the
     task's): a task with large rewards (tasks.TASKS) keeps its Q-values near 1.
+
+    Learning metrics (losses, mean Q, exploration scale, update rate; ``metrics.py``) go to
+    metrics.csv in ``out_dir`` and, with ``tensorboard_dir``, to TensorBoard event files.
 
     ``on_episode(episode, trajectory, scores)`` is called after every episode with the
     first agent's states as the agent saw them, (steps + 1, state_size), and the episode's
@@ -151,6 +156,10 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     say = log or (lambda msg: tqdm.write(msg))
     # Fixed for the run: asked once (git runs in a subprocess), not at every save.
     provenance = {"versions": rundir.versions(), "git_commit": rundir.git_commit()} if out_dir is not None else {}
+    metrics = None
+    if out_dir is not None or tensorboard_dir is not None:
+        earlier = rundir.read_metrics(out_dir)[:len(rows)] if resume and out_dir is not None else []
+        metrics = Metrics(agent, 0 if seed is None else seed, tensorboard_dir, earlier)
 
     def save(final: bool) -> None:
         """The run folder; between episodes also the training state (resumable from here)."""
@@ -165,7 +174,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             saved_episodes = len(rows)
         record = {
             "seed": seed,
-            "learner": next((k for k, cls in LEARNERS.items() if type(agent) is cls), type(agent).__name__),
+            "learner": "fast" if isinstance(agent, FastAgent) else "readable",
+            "variants": agent.config.variants(),
             "threads": getattr(agent, "threads", 1),
             "config": agent.config.to_dict(),
             "schedule": {"good_score": good_score, "good_updates": good_updates},
@@ -197,6 +207,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             **(extra_record or {}),
         }
         rundir.write_run(out_dir, agent, scores_now, record)
+        if metrics is not None:
+            rundir.write_metrics(out_dir, metrics.rows)
         guard["saving"] = final  # after the final save, later signals are only noted
         if not final and guard["pending"]:  # a signal came while saving: stop now
             raise Stopped(guard["pending"][0])
@@ -246,6 +258,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
                     on_episode(episode, trajectory[:steps + 1].copy(), score.copy())
                 avg = float(np.mean(means[-window:]))
                 now = time.perf_counter()
+                if metrics is not None:
+                    metrics.episode(episode, score, avg, now - t0, now - start, env_steps)
                 bar.update(1)
                 bar.set_postfix(mean=f"{means[-1]:.2f}", avg=f"{avg:.2f}")
                 if not quiet:
@@ -277,7 +291,10 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(last)))
         if out_dir is not None:
             save(final=True)
-            say(f"Wrote the run (checkpoints, scores.csv, run.json, scores.png, training state) to {out_dir}")
+            say(f"Wrote the run (checkpoints, scores.csv, metrics.csv, run.json, scores.png, training state) "
+                f"to {out_dir}")
+        if metrics is not None:
+            metrics.close()
     return scores
 
 
@@ -343,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "at the end value_map.png and the animation value_maps.mp4 (GIF without ffmpeg)")
     p.add_argument("--animate-every", type=positive_int, default=5,
                    help="--animate: draw every N episodes (and the first and the last; default 5)")
+    p.add_argument("--tensorboard", metavar="DIR", default=None,
+                   help="also write the per-episode metrics (scores, losses, mean Q, exploration, updates/s; "
+                        "always in metrics.csv) as TensorBoard event files into DIR: tensorboard --logdir DIR")
     p.add_argument("--quiet", action="store_true", help="no per-episode lines")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     return p
@@ -356,6 +376,16 @@ def make_env(n_agents: int, seed: int, unity: str | None = None, env_id: str = D
     from reacher.launch import make_env as open_env
 
     return open_env("builtin" if unity is None else unity, num_agents=n_agents, seed=seed)
+
+
+def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, threads: int = 2) -> Agent:
+    """The learner's agent; a config with variants (prioritized replay, NoisyNet, batch norm,
+    n-step, Gaussian noise) gets ``variants.VariantAgent``, the readable learner with them."""
+    if config.variants():
+        if learner == "fast":
+            print(f"The variants {config.variants()} run on the readable learner (variants.VariantAgent)")
+        return VariantAgent(*sizes, config=config)
+    return FastAgent(*sizes, config=config, threads=threads) if learner == "fast" else Agent(*sizes, config=config)
 
 
 def _good_score(text: str) -> float | None:
@@ -475,8 +505,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{args.env} has no solve threshold (pass --target): training runs {args.episodes} episodes")
         brain = env.brains[env.brain_names[0]]
         sizes = (brain.vector_observation_space_size, brain.vector_action_space_size, args.seed)
-        agent = FastAgent(*sizes, config=config, threads=args.threads) if args.learner == "fast" \
-            else Agent(*sizes, config=config)
+        agent = make_agent(args.learner, sizes, config, args.threads)
         mapper = None
         if args.animate:
             if args.env == DEFAULT_ENV:
@@ -503,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
               progress=not args.no_progress, command=command,
               good_score=args.good_score, good_updates=args.good_updates, extra_record=extra,
               save_every=args.save_every, save_buffer=args.save_buffer, resume=resume, on_episode=mapper,
-              reward_scale=reward_scale)
+              reward_scale=reward_scale, tensorboard_dir=args.tensorboard)
         if mapper is not None:
             animation = mapper.finish()
             print(f"Wrote {Path(args.out) / rundir.VALUE_MAP_FILE} and the animation {animation}")

@@ -1,0 +1,111 @@
+"""Learning metrics per episode: ``metrics.csv`` in the run folder, and TensorBoard.
+
+Scores say whether an agent learns; these say why it does not. After every episode (one
+window of updates) the networks are probed on one batch drawn from the replay buffer with
+a generator of its own, so probing changes none of the run's random draws or numbers:
+
+    critic_loss   mean (Q(s, a) - y)^2, y the TD target the update uses
+    actor_loss    -mean Q(s, mu(s))
+    mean_q        mean Q(s, a) over the batch
+    exploration   the action noise's sigma x its decay scale, or NoisyNet's mean |sigma|
+
+The probe uses the networks as they act (batch norm's running statistics, NoisyNet's mean
+weights). With an empty buffer (warm-up) these columns are left empty. ``train.py
+--tensorboard DIR`` also writes every column as a scalar (``tensorboard --logdir DIR``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import torch
+
+from ddpg_agent import Agent
+
+PROBE_BATCH = 256
+PROBE_SEED_OFFSET = 7919  # the probe's generator: seed + this (apart from the buffer's own)
+# (column, TensorBoard tag) in metrics.csv order
+COLUMNS = (
+    ("episode", None),
+    ("score_mean", "score/mean"), ("score_min", "score/min"), ("score_max", "score/max"),
+    ("average100", "score/average100"),
+    ("critic_loss", "loss/critic"), ("actor_loss", "loss/actor"), ("mean_q", "q/mean"),
+    ("exploration", "exploration/scale"),
+    ("updates", "learner/updates"), ("updates_per_s", "learner/updates_per_s"),
+    ("episode_s", "time/episode_s"), ("wall_s", "time/wall_s"), ("env_steps", "env/steps"),
+)
+
+
+def probe(agent: Agent, generator: torch.Generator, batch: int = PROBE_BATCH) -> dict[str, float]:
+    """Critic loss, actor loss and mean Q on one batch from the agent's buffer ({} when empty)."""
+    memory = agent.memory
+    if len(memory) == 0:
+        return {}
+    rows = memory.data[torch.randint(len(memory), (batch,), generator=generator)]
+    states, actions, rewards, next_states, discounts = memory.split(rows)
+    nets = (agent.actor_local, agent.critic_local, agent.actor_target, agent.critic_target)
+    training = [net.training for net in nets]
+    noisy = [net for net in nets if hasattr(net, "set_noisy")]
+    for net in nets:
+        net.eval()
+    for net in noisy:
+        net.set_noisy(False)
+    try:
+        with torch.no_grad():
+            y = rewards + discounts * agent.critic_target(next_states, agent.actor_target(next_states))
+            q = agent.critic_local(states, actions)
+            actor_loss = -agent.critic_local(states, agent.actor_local(states)).mean()
+            return {"critic_loss": float((q - y).pow(2).mean()), "actor_loss": float(actor_loss),
+                    "mean_q": float(q.mean())}
+    finally:
+        for net, was in zip(nets, training, strict=True):
+            net.train(was)
+        for net in noisy:
+            net.set_noisy(net is not agent.actor_target)
+
+
+class Metrics:
+    """Collects one row per episode; ``rows`` goes to metrics.csv (``rundir.write_metrics``).
+
+    ``rows`` continues a resumed run's earlier rows.
+    """
+
+    def __init__(self, agent: Agent, seed: int, tensorboard_dir: str | os.PathLike[str] | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> None:
+        self.agent = agent
+        self.generator = torch.Generator().manual_seed(seed + PROBE_SEED_OFFSET)
+        self.rows: list[dict[str, Any]] = list(rows or [])
+        self.updates_before = agent.n_updates
+        self.writer = None
+        if tensorboard_dir is not None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(log_dir=str(tensorboard_dir))
+
+    def episode(self, episode: int, score: np.ndarray, average: float, episode_s: float, wall_s: float,
+                env_steps: int) -> dict[str, Any]:
+        """Record the episode that just ended; returns its row."""
+        updates = self.agent.n_updates - self.updates_before
+        self.updates_before = self.agent.n_updates
+        row: dict[str, Any] = {
+            "episode": episode, "score_mean": float(score.mean()), "score_min": float(score.min()),
+            "score_max": float(score.max()), "average100": average,
+            "critic_loss": None, "actor_loss": None, "mean_q": None,
+            "exploration": self.agent.exploration_scale(),
+            "updates": updates, "updates_per_s": updates / episode_s if episode_s > 0 else None,
+            "episode_s": episode_s, "wall_s": wall_s, "env_steps": env_steps,
+            **probe(self.agent, self.generator),
+        }
+        self.rows.append(row)
+        if self.writer is not None:
+            for column, tag in COLUMNS:
+                if tag is not None and row[column] is not None:
+                    self.writer.add_scalar(tag, row[column], global_step=episode)
+            self.writer.flush()
+        return row
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()

@@ -1,0 +1,11 @@
+"""DDPG variants, each a small piece beside the readable agent, switched on by config keys.
+
+``exploration: "gaussian" | "noisy"``, ``replay: "prioritized"``, ``batch_norm: true`` and
+``n_step: N`` (``ddpg_agent.DDPGConfig``). ``VariantAgent`` (``variants/agent.py``) puts the
+chosen pieces together; ``train.py --config '{"replay": "prioritized"}'`` uses it by itself.
+Report.md ("What mattered") has what each did on Reacher, measured over 5 seeds.
+"""
+
+from variants.agent import VariantAgent
+
+__all__ = ["VariantAgent"]

@@ -1,0 +1,155 @@
+"""``VariantAgent``: ``ddpg_agent.Agent`` with the config's variants plugged in.
+
+Each variant is its own small module in this package; this class only chooses the pieces
+from the config and runs the one update that has to know about them:
+
+==========================  =====================================  ===========================
+config                      piece                                  what changes in the update
+==========================  =====================================  ===========================
+``exploration: gaussian``   ``gaussian.GaussianNoise``             nothing (acting only)
+``exploration: noisy``      ``noisy.NoisyActor``                   fresh actor noise per update
+``replay: prioritized``     ``prioritized.PrioritizedReplayBuffer``  importance-weighted critic
+                                                                   loss; new priorities
+``batch_norm: true``        ``batch_norm.BatchNorm{Actor,Critic}``  train/eval modes
+``n_step: N``               ``n_step.NStep*ReplayBuffer``           nothing (stored returns)
+==========================  =====================================  ===========================
+
+It is the readable learner (autograd): with no variant set, its update is ``Agent.learn``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ddpg_agent import Agent, DDPGConfig
+from model import Actor, Critic
+from variants.batch_norm import BatchNormActor, BatchNormCritic
+from variants.gaussian import GaussianNoise
+from variants.n_step import NStepPrioritizedReplayBuffer, NStepReplayBuffer
+from variants.noisy import NoisyActor
+from variants.prioritized import PrioritizedReplayBuffer
+
+
+class VariantAgent(Agent):
+    """``Agent(state_size, action_size, random_seed, config=None, **overrides)`` running the
+    variants the config names (``DDPGConfig.variants()``)."""
+
+    runs_variants = True
+
+    def __init__(self, state_size: int, action_size: int, random_seed: int,
+                 config: DDPGConfig | None = None, **overrides: Any) -> None:
+        super().__init__(state_size, action_size, random_seed, config, **overrides)
+        cfg, seed = self.config, self.seed
+        if cfg.batch_norm and cfg.exploration == "noisy":
+            raise ValueError("batch_norm and exploration 'noisy' are not combined here; pick one")
+
+        if cfg.batch_norm or cfg.exploration == "noisy":  # other networks: build the four again
+            def actor() -> Actor:
+                if cfg.batch_norm:
+                    return BatchNormActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2)
+                return NoisyActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2, cfg.noisy_sigma0)
+
+            critic_class = BatchNormCritic if cfg.batch_norm else Critic
+            self.actor_local, self.actor_target = actor(), actor()
+            self.critic_local = critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+            self.critic_target = critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+            self.actor_target.load_state_dict(self.actor_local.state_dict())
+            self.critic_target.load_state_dict(self.critic_local.state_dict())
+            self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor)
+            self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
+                                                     weight_decay=cfg.weight_decay)
+        # The targets only ever evaluate: batch norm's running statistics, NoisyNet's mean weights.
+        self.actor_target.eval()
+        self.critic_target.eval()
+        self.noisy = isinstance(self.actor_local, NoisyActor)
+        if self.noisy:
+            self.actor_target.set_noisy(False)
+
+        if cfg.exploration == "gaussian":
+            self.noise = GaussianNoise(action_size, seed, cfg.noise_sigma, cfg.noise_decay, cfg.noise_min)
+
+        buffer = (state_size, action_size, cfg.buffer_size, cfg.batch_size, seed)
+        per = {"alpha": cfg.per_alpha, "beta": cfg.per_beta, "beta_updates": cfg.per_beta_updates,
+               "eps": cfg.per_eps}
+        prioritized = cfg.replay == "prioritized"
+        if cfg.n_step > 1:
+            n_step = {"n_step": cfg.n_step, "gamma": cfg.gamma}
+            self.memory = NStepPrioritizedReplayBuffer(*buffer, **n_step, **per) if prioritized \
+                else NStepReplayBuffer(*buffer, **n_step)
+        elif prioritized:
+            self.memory = PrioritizedReplayBuffer(*buffer, **per)
+
+    def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
+        """As ``Agent.act``; NoisyNet explores with a fresh draw of its weight noise instead
+        of action noise (without ``add_noise``: the mean weights). Batch norm acts in eval mode."""
+        self.actor_local.eval()
+        if self.noisy:
+            self.actor_local.set_noisy(add_noise)
+            if add_noise:
+                self.actor_local.resample()
+        try:
+            return super().act(states, add_noise=add_noise and not self.noisy)
+        finally:
+            self.actor_local.train()
+            if self.noisy:
+                self.actor_local.set_noisy(True)
+
+    def reset(self) -> None:
+        """Episode start: also ends the previous episode's n-step returns."""
+        super().reset()
+        if hasattr(self.memory, "end_episode"):
+            self.memory.end_episode()
+
+    def exploration_scale(self) -> float:
+        """NoisyNet: the actor's mean |sigma|; action noise: its sigma times its scale."""
+        if self.noisy:
+            return self.actor_local.mean_sigma()
+        return super().exploration_scale()
+
+    def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
+        """``Agent.learn`` with importance weights (prioritized replay), fresh NoisyNet noise
+        and batch norm's modes: the local networks learn in training mode."""
+        states, actions, rewards, next_states, discounts, *prioritized = experiences
+        cfg = self.config
+        if self.noisy:
+            self.actor_local.resample()
+
+        with torch.no_grad():
+            q_next = self.critic_target(next_states, self.actor_target(next_states))
+            y = rewards + discounts * q_next
+        td_errors = self.critic_local(states, actions) - y
+        if prioritized:  # each sample's squared error weighted by its importance weight
+            weights, index = prioritized
+            critic_loss = (weights * td_errors.pow(2)).mean()
+        else:
+            critic_loss = td_errors.pow(2).mean()
+        actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
+
+        self.actor_optimizer.zero_grad()
+        actor_loss.backward()
+        self.critic_optimizer.zero_grad()
+        critic_loss.backward()
+        if cfg.grad_clip > 0:
+            nn.utils.clip_grad_norm_(self.critic_local.parameters(), cfg.grad_clip)
+        self.critic_optimizer.step()
+        self.actor_optimizer.step()
+
+        self.soft_update(self.critic_local, self.critic_target, cfg.tau)
+        self.soft_update(self.actor_local, self.actor_target, cfg.tau)
+        if prioritized:
+            self.memory.update_priorities(index, td_errors)
+        self.n_updates += 1
+
+    @staticmethod
+    def soft_update(local_model: nn.Module, target_model: nn.Module, tau: float) -> None:
+        """The weights as in ``Agent``, and batch norm's running statistics alike."""
+        Agent.soft_update(local_model, target_model, tau)
+        with torch.no_grad():
+            local = dict(local_model.named_buffers())
+            for name, target in target_model.named_buffers():
+                if name.rsplit(".", 1)[-1] in ("running_mean", "running_var"):
+                    target.lerp_(local[name], tau)
