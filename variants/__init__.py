@@ -6,6 +6,6 @@ chosen pieces together; ``train.py --config '{"replay": "prioritized"}'`` uses i
 Report.md ("What mattered") has what each did on Reacher, measured over 5 seeds.
 """
 
-from variants.agent import VariantAgent
+from variants.agent import FastNStepAgent, VariantAgent
 
-__all__ = ["VariantAgent"]
+__all__ = ["FastNStepAgent", "VariantAgent"]

@@ -15,6 +15,8 @@ config                      piece                                  what changes 
 ==========================  =====================================  ===========================
 
 It is the readable learner (autograd): with no variant set, its update is ``Agent.learn``'s.
+``FastNStepAgent`` runs n-step returns, the one variant that leaves the update alone, on the
+fast learner.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import torch
 from torch import nn
 
 from ddpg_agent import Agent, DDPGConfig
+from ddpg_fast import FastAgent
 from model import Actor, Critic
 from variants.batch_norm import BatchNormActor, BatchNormCritic
 from variants.gaussian import GaussianNoise
@@ -153,3 +156,24 @@ class VariantAgent(Agent):
             for name, target in target_model.named_buffers():
                 if name.rsplit(".", 1)[-1] in ("running_mean", "running_var"):
                     target.lerp_(local[name], tau)
+
+
+class FastNStepAgent(FastAgent):
+    """The fast learner with n-step returns. Only what is stored changes (the row format
+    carries each transition's discount), so the update is ``FastAgent``'s, at its speed."""
+
+    runs_variants = True
+
+    def __init__(self, state_size: int, action_size: int, random_seed: int,
+                 config: DDPGConfig | None = None, threads: int = 2, **overrides: Any) -> None:
+        super().__init__(state_size, action_size, random_seed, config, threads, **overrides)
+        cfg = self.config
+        if set(cfg.variants()) - {"n_step"}:
+            raise ValueError(f"the fast learner runs n-step returns only; {cfg.variants()} need VariantAgent")
+        self.memory = NStepReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed,
+                                        n_step=cfg.n_step, gamma=cfg.gamma)
+
+    def reset(self) -> None:
+        """Episode start: also ends the previous episode's n-step returns."""
+        super().reset()
+        self.memory.end_episode()

@@ -1,0 +1,195 @@
+"""Benchmark: the default, each variant, the course's baseline and single changes, 5 seeds
+each on the 20-arm Reacher, through ``sweep.py`` (Ray Tune).
+
+    .venv/bin/python benchmarks/bench_ablation.py                          # every variant
+    .venv/bin/python benchmarks/bench_ablation.py --variants default,n_step3
+    .venv/bin/python benchmarks/bench_ablation.py --report-only            # table + plot from the JSON
+
+Each run stops when solved (trailing 100-episode average of the per-episode mean >= 30) or
+at 300 episodes. Two runs go at once, one CPU and one thread each (``--cpus``), so a run's
+wall-clock is that of a machine whose other core is busy too. Run folders go to
+``runs/ablation/<variant>/seed<k>`` (a second call skips finished runs and continues
+interrupted ones), and then:
+
+    benchmarks/results/ablation.json   "runs": one record per run (variant, group, seed, config,
+                                       per-episode mean scores, solved-at, times, learner)
+    benchmarks/results/ablation.md     the table Report.md quotes
+    benchmarks/results/ablation.png    mean +- standard deviation learning curves, a panel per group
+
+A variant's record in the JSON is replaced by a new run of it; other variants' are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import rundir  # noqa: E402
+from cli import positive_int  # noqa: E402
+from sweep import Trial, run_sweep  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+JSON_FILE, TABLE_FILE, PLOT_FILE = RESULTS / "ablation.json", RESULTS / "ablation.md", RESULTS / "ablation.png"
+EPISODES = 300
+FIRST_MEAN = 30.0  # the table's "first reaches 30": the first episode whose mean over the arms is >= this
+
+# name: (group, DDPGConfig overrides on top of the defaults, what it tests)
+VARIANTS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "default": ("reference", {}, "this repository's defaults (ddpg_agent.DDPGConfig)"),
+    "course": ("reference", {"tau": 1e-3, "learn_updates": 10},
+               "the course's baseline: tau 1e-3, 10 updates every 20 decisions"),
+    "tau_1e-3": ("single changes", {"tau": 1e-3}, "the course's soft-update rate alone"),
+    "updates_10": ("single changes", {"learn_updates": 10}, "10 updates every 20 decisions alone"),
+    "sigma_0.1": ("single changes", {"noise_sigma": 0.1}, "half the OU noise"),
+    "width_64": ("single changes", {"actor_fc1": 64, "actor_fc2": 64, "critic_fc1": 64, "critic_fc2": 64},
+                 "64-unit hidden layers instead of 128"),
+    "n_step_3": ("variants", {"n_step": 3}, "3-step returns"),
+    "prioritized": ("variants", {"replay": "prioritized"}, "prioritized replay (alpha 0.6, beta 0.4 -> 1)"),
+    "noisy": ("variants", {"exploration": "noisy"}, "NoisyNet actor instead of OU noise"),
+    "batch_norm": ("variants", {"batch_norm": True}, "batch norm in actor and critic"),
+}
+
+
+def first_reaching(means: np.ndarray, level: float = FIRST_MEAN) -> int | None:
+    """First episode (1-based) whose mean over the arms is >= level."""
+    hits = np.flatnonzero(means >= level)
+    return int(hits[0]) + 1 if len(hits) else None
+
+
+def collect(names: list[str], runs_dir: Path) -> list[dict[str, Any]]:
+    """One record per finished run folder of the named variants."""
+    records = []
+    for name in names:
+        group, overrides, _ = VARIANTS[name]
+        for folder in sorted((runs_dir / name).glob("seed*")):
+            if not (folder / rundir.RECORD_FILE).is_file():
+                continue
+            run = rundir.read_record(folder)
+            if not run.get("finished"):
+                continue
+            means = rundir.read_scores(folder).mean(axis=1)
+            records.append({
+                "variant": name, "group": group, "seed": run["seed"], "config": overrides,
+                "scores": [round(float(m), 4) for m in means],
+                "solved_at": run["solved_at_episode"], "time_to_solve_s": run["time_to_solve_s"],
+                "wall_time_s": run["wall_time_s"], "first_mean_30": first_reaching(means),
+                "learner": run["learner"], "threads": run["threads"], "git_commit": run.get("git_commit"),
+            })
+    return records
+
+
+def summarise(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per variant: solved count, solved-at median and range, first mean >= 30, wall-clock."""
+    rows = []
+    for name in VARIANTS:
+        mine = [r for r in runs if r["variant"] == name]
+        if not mine:
+            continue
+        solved = [r["solved_at"] for r in mine if r["solved_at"] is not None]
+        firsts = [r["first_mean_30"] for r in mine]
+        rows.append({
+            "variant": name, "group": mine[0]["group"], "seeds": len(mine), "solved": len(solved),
+            "median_solved_at": rundir.median_with_unsolved([r["solved_at"] for r in mine]),
+            "solved_at_range": [min(solved), max(solved)] if solved else None,
+            "median_first_mean_30": rundir.median_with_unsolved(firsts),
+            "median_time_to_solve_s": rundir.median_with_unsolved([r["time_to_solve_s"] for r in mine]),
+            "learner": mine[0]["learner"], "what": VARIANTS[name][2],
+        })
+    return rows
+
+
+def _fmt(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| variant | what | solved | solved at: median (range) | first episode with mean >= 30: median "
+             "| time to solve: median | learner |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        span = "" if r["solved_at_range"] is None else f" ({r['solved_at_range'][0]}-{r['solved_at_range'][1]})"
+        lines.append(f"| {r['variant']} | {r['what']} | {r['solved']}/{r['seeds']} | "
+                     f"{_fmt(r['median_solved_at'])}{span} | {_fmt(r['median_first_mean_30'])} | "
+                     f"{_fmt(r['median_time_to_solve_s'])} s | {r['learner']} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(runs: list[dict[str, Any]], path: Path) -> None:
+    """Mean +- standard deviation of the per-episode mean score over seeds, a panel per group.
+    Runs stop when solved, so each curve ends where its first seed stopped."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = list(dict.fromkeys(VARIANTS[r["variant"]][0] for r in runs))
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.2), squeeze=False, sharey=True)
+    for ax, group in zip(axes[0], groups, strict=True):
+        for name in VARIANTS:
+            curves = [np.array(r["scores"]) for r in runs if r["variant"] == name and r["group"] == group]
+            if not curves:
+                continue
+            n = min(len(c) for c in curves)
+            stack = np.stack([c[:n] for c in curves])
+            x = np.arange(1, n + 1)
+            mean, std = stack.mean(axis=0), stack.std(axis=0)
+            ax.plot(x, mean, label=f"{name} ({len(curves)} seeds)")
+            ax.fill_between(x, mean - std, mean + std, alpha=0.2)
+        ax.axhline(rundir.SOLVE_SCORE, color="grey", lw=0.8, ls="--")
+        ax.set_title(group)
+        ax.set_xlabel("episode")
+        ax.legend(fontsize=8, loc="lower right")
+    axes[0][0].set_ylabel("score (mean over 20 arms)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_outputs(runs: list[dict[str, Any]], command: str) -> list[dict[str, Any]]:
+    rows = summarise(runs)
+    rundir.write_json(JSON_FILE, {"command": command, "episodes_cap": EPISODES, "platform": platform.platform(),
+                                  "cpus_per_run": 1, "runs_at_once": 2, "summary": rows, "runs": runs})
+    TABLE_FILE.write_text(table(rows))
+    plot(runs, PLOT_FILE)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="DDPG variants and ablations over seeds on Reacher, via sweep.py")
+    p.add_argument("--variants", default=",".join(VARIANTS),
+                   help=f"comma-separated names (default: all): {', '.join(VARIANTS)}")
+    p.add_argument("--seeds", type=positive_int, default=5)
+    p.add_argument("--cpus", type=positive_int, default=2, help="runs at once (default 2)")
+    p.add_argument("--runs-dir", default=str(ROOT / "runs" / "ablation"))
+    p.add_argument("--report-only", action="store_true",
+                   help="only rebuild the table and the plot from benchmarks/results/ablation.json")
+    args = p.parse_args(argv)
+    names = [n.strip() for n in args.variants.split(",") if n.strip()]
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        p.error(f"unknown variant(s) {unknown}; known: {list(VARIANTS)}")
+    saved = json.loads(JSON_FILE.read_text()) if JSON_FILE.is_file() else {"runs": []}
+    command = saved.get("command", "")
+    if not args.report_only:
+        trials = [Trial(name, seed, VARIANTS[name][1]) for name in names for seed in range(args.seeds)]
+        run_sweep(trials, EPISODES, args.runs_dir, cpus=args.cpus)
+        fresh = collect(names, Path(args.runs_dir))
+        done = {r["variant"] for r in fresh}
+        saved["runs"] = [r for r in saved["runs"] if r["variant"] not in done] + fresh
+        command = "python benchmarks/bench_ablation.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
+    rows = write_outputs(saved["runs"], command)
+    print(table(rows))
+    print(f"Wrote {JSON_FILE.name}, {TABLE_FILE.name} and {PLOT_FILE.name} in {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
