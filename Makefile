@@ -6,11 +6,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+SWEEP_STAMP := $(VENV)/.installed-sweep
 # Rendering headless: Mesa's EGL (llvmpipe) from Debian; Xvfb lets a test open the live viewer.
 GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 xvfb
 RUN_DIR ?= runs/latest
 
-.PHONY: setup run test unity lint bench bench-gym gl clean
+.PHONY: setup sweep-setup run test unity lint bench bench-gym bench-ablation gl clean
 
 setup: $(STAMP) gl
 
@@ -20,6 +21,13 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (reacher)" > /dev/null
 	touch $(STAMP)
+
+# Ray Tune, optional: sweep.py and benchmarks/bench_ablation.py (the tests cover sweep.py too).
+sweep-setup: $(SWEEP_STAMP)
+
+$(SWEEP_STAMP): $(STAMP) requirements-sweep.txt
+	$(PY) -m pip install --quiet -r requirements-sweep.txt
+	touch $(SWEEP_STAMP)
 
 # Installs the Debian GL libraries if any is missing (as root, or through sudo).
 gl:
@@ -42,7 +50,7 @@ run: setup
 unity: setup
 	sh reacher/unity/setup.sh $(PYTHON)
 
-test: setup unity
+test: setup sweep-setup unity
 	$(PY) -m ruff check .
 	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb
 
@@ -54,6 +62,10 @@ bench: setup
 bench-gym: setup
 	$(PY) -m pip install --quiet -r requirements-bench.txt
 	$(PY) benchmarks/bench_gym.py
+
+# The default, each variant, the course's baseline and single changes, 5 seeds each (hours on 2 cores).
+bench-ablation: setup sweep-setup
+	$(PY) benchmarks/bench_ablation.py
 
 lint: setup
 	$(PY) -m ruff check .

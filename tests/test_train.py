@@ -12,7 +12,7 @@ import torch
 
 import rundir
 import train as train_mod
-from ddpg_agent import Agent
+from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import FakeEnv
 
 # Small, quick learning settings so a few dozen decisions already run updates.
@@ -245,3 +245,55 @@ def test_resume_needs_a_training_state(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         train_mod.main(["--resume", str(run), "--episodes", "2"])
     assert exc.value.code == 2 and "was not saved by train.py with its training state" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("variant", "learner"), [({"replay": "prioritized"}, "readable"),
+                                                  ({"exploration": "noisy"}, "readable"),
+                                                  ({"batch_norm": True}, "readable"),
+                                                  ({"n_step": 3}, "fast")])
+def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
+    out = tmp_path / "run"
+    code = train_mod.main(["--episodes", "1", "--agents", "2", "--max-t", "60", "--out", str(out), "--no-progress",
+                           "--quiet", "--config", json.dumps({**FAST, **variant})])
+    assert code == 0
+    record = json.loads((out / "run.json").read_text())
+    assert record["variants"] == variant and record["learner"] == learner and record["learner_updates"] > 0
+    replay = rundir.agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
+    assert type(replay.actor_local) is type(train_mod.make_agent("fast", (33, 4, 0), DDPGConfig(**variant)).actor_local)
+
+
+def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
+    out, board = tmp_path / "run", tmp_path / "tb"
+    args = ["--episodes", "2", "--seed", "3", "--no-stop", *SMALL_RUN]
+    assert train_mod.main([*args, "--out", str(out), "--tensorboard", str(board)]) == 0
+    events = list(board.glob("events.out.tfevents*"))
+    assert len(events) == 1 and events[0].stat().st_size > 0
+    rows = rundir.read_metrics(out)
+    assert [r["episode"] for r in rows] == [1, 2]
+    assert set(rows[0]) >= {"score_mean", "average100", "critic_loss", "actor_loss", "mean_q", "exploration",
+                            "updates", "updates_per_s", "episode_s"}
+    assert rows[1]["critic_loss"] is not None and rows[1]["updates"] > 0 and rows[1]["exploration"] == 0.2
+    np.testing.assert_allclose([r["score_mean"] for r in rows], rundir.read_scores(out).mean(axis=1), atol=1e-4)
+    # probing draws from a generator of its own: the run is the one a run without metrics makes
+    from reacher import ReacherEnvironment
+
+    env = ReacherEnvironment(num_agents=2, seed=3)
+    torch.manual_seed(3)
+    agent = train_mod.make_agent("fast", (33, 4, 3), DDPGConfig(**{**FAST, "warmup": 32}))
+    plain = train_mod.train(env, agent, n_episodes=2, max_t=60, stop_when_solved=False, progress=False, quiet=True)
+    np.testing.assert_allclose(plain, rundir.read_scores(out), atol=1e-4)
+
+
+def test_resume_of_a_variant_run_is_exact(tmp_path) -> None:
+    """Prioritized replay's priorities and pending n-step returns are saved with the state."""
+    straight, split = tmp_path / "A", tmp_path / "B"
+    config = json.dumps({**FAST, "warmup": 32, "replay": "prioritized", "n_step": 2})
+    common = ["--seed", "2", "--no-stop", "--save-buffer", "--agents", "2", "--max-t", "60", "--no-progress",
+              "--quiet", "--config", config]
+    assert train_mod.main(["--episodes", "3", "--out", str(straight), *common]) == 0
+    assert train_mod.main(["--episodes", "2", "--out", str(split), *common]) == 0
+    assert train_mod.main(["--resume", str(split), "--episodes", "3", "--no-stop", "--no-progress", "--quiet"]) == 0
+    assert (straight / "scores.csv").read_bytes() == (split / "scores.csv").read_bytes()
+    for one, two in zip(_weights(straight), _weights(split), strict=True):
+        assert torch.equal(one, two)
+    assert [r["episode"] for r in rundir.read_metrics(split)] == [1, 2, 3]

@@ -1,0 +1,60 @@
+"""sweep.py: seeds x configurations as Ray Tune trials, each leaving a normal run folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_expand_grid_names_every_combination() -> None:
+    combos = sweep.expand_grid({"tau": [0.01, 0.02], "batch_size": [128]})
+    assert combos == [("tau=0.01,batch_size=128", {"tau": 0.01, "batch_size": 128}),
+                      ("tau=0.02,batch_size=128", {"tau": 0.02, "batch_size": 128})]
+    with pytest.raises(ValueError, match="non-empty lists"):
+        sweep.expand_grid({"tau": 0.01})
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--grid", '{"tau": [0.01]}', "--variants", '{"a": {}}'], "not both"),
+    (["--grid", '{"tau": 0.01}'], "non-empty lists"),
+    (["--grid", '{"tau": [2.0]}'], "tau must be a number in (0, 1]"),
+    (["--variants", '{"a": 1}'], "must map to JSON objects"),
+    (["--", "--seed", "3"], "leave out --seed"),
+])
+def test_bad_arguments_exit_2_with_a_clear_message(args, message, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        sweep.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.timeout(600)
+def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(tmp_path) -> None:
+    out = tmp_path / "sweep"
+    command = [sys.executable, "sweep.py", "--seeds", "2", "--episodes", "2", "--grid", '{"tau": [0.01, 0.02]}',
+               "--out", str(out)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=420)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    folders = sorted(p.parent for p in out.glob("*/seed*/scores.csv"))
+    assert [f"{p.parent.name}/{p.name}" for p in folders] == ["tau=0.01/seed0", "tau=0.01/seed1",
+                                                             "tau=0.02/seed0", "tau=0.02/seed1"]
+    for folder in folders:
+        record = json.loads((folder / "run.json").read_text())
+        assert record["finished"] and record["episodes_run"] == 2 and record["threads"] == 1
+        assert record["config"]["tau"] == float(folder.parent.name.split("=")[1])
+        assert record["seed"] == int(folder.name.removeprefix("seed"))
+    assert "tau=0.02" in done.stdout and "Run folders in" in done.stdout
+    # Run again: finished trials are kept as they are, not trained again.
+    stamps = {p: (p / "scores.csv").stat().st_mtime_ns for p in folders}
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert {p: (p / "scores.csv").stat().st_mtime_ns for p in folders} == stamps

@@ -1,0 +1,224 @@
+"""The variants of variants/: sum tree, prioritized replay, NoisyNet, batch norm, n-step returns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from ddpg_agent import Agent, DDPGConfig
+from variants import FastNStepAgent, VariantAgent
+from variants.batch_norm import BatchNormActor
+from variants.n_step import NStepReturns
+from variants.noisy import NoisyActor
+from variants.prioritized import PrioritizedReplayBuffer, SumTree
+
+SMALL = {"buffer_size": 2000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
+
+
+# ----------------------------------------------------------------------------- sum tree
+def test_sum_tree_totals_and_updates() -> None:
+    tree = SumTree(5)  # not a power of two: 8 leaves, 3 unused
+    tree.update(np.arange(5), np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert tree.total == 15.0
+    tree.update(np.array([1, 3]), np.array([0.5, 10.0]))
+    assert tree.total == pytest.approx(1 + 0.5 + 3 + 10 + 5)
+    np.testing.assert_array_equal(tree.priorities(np.arange(5)), [1, 0.5, 3, 10, 5])
+    for node in range(1, tree.leaves):  # every inner node is the sum of its children
+        assert tree.nodes[node] == pytest.approx(tree.nodes[2 * node] + tree.nodes[2 * node + 1])
+    # find: slot i covers [prefix_i, prefix_i + p_i)
+    np.testing.assert_array_equal(tree.find(np.array([0.0, 0.99, 1.0, 1.49, 1.5, 4.49, 4.5, 19.49])),
+                                  [0, 0, 1, 1, 2, 2, 3, 4])
+    with pytest.raises(IndexError, match="slots must be in"):
+        tree.update(np.array([5]), np.array([1.0]))
+
+
+def test_sum_tree_samples_in_proportion_to_priority() -> None:
+    """Chi-squared test of 40,000 draws against a known priority vector (df = 7)."""
+    priorities = np.array([1.0, 2.0, 0.5, 4.0, 8.0, 0.25, 3.0, 1.25])
+    tree = SumTree(len(priorities))
+    tree.update(np.arange(len(priorities)), priorities)
+    rng = np.random.default_rng(0)
+    n = 40_000
+    counts = np.bincount(tree.find(rng.random(n) * tree.total), minlength=len(priorities))
+    expected = n * priorities / priorities.sum()
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 24.32  # the 0.999 quantile of chi-squared with 7 degrees of freedom
+    # and a wrong vector is rejected: uniform draws give a huge statistic
+    uniform = np.bincount(rng.integers(0, 8, n), minlength=8)
+    assert float(((uniform - expected) ** 2 / expected).sum()) > 1000
+
+
+def _filled_per(n: int = 100, **kwargs) -> PrioritizedReplayBuffer:
+    buf = PrioritizedReplayBuffer(3, 1, 128, 16, seed=0, **kwargs)
+    rng = np.random.default_rng(1)
+    buf.add(rng.normal(size=(n, 3)), rng.normal(size=(n, 1)), rng.normal(size=n), rng.normal(size=(n, 3)), 0.99)
+    return buf
+
+
+def test_new_transitions_get_the_highest_priority_and_updates_set_td_priorities() -> None:
+    buf = _filled_per(alpha=0.5, eps=0.01)
+    np.testing.assert_array_equal(buf.tree.priorities(np.arange(100)), np.ones(100))
+    index = torch.tensor([3, 7])
+    buf.update_priorities(index, torch.tensor([[2.0], [-0.5]]))
+    np.testing.assert_allclose(buf.tree.priorities(np.array([3, 7])), [2.01 ** 0.5, 0.51 ** 0.5])
+    assert buf.max_priority == pytest.approx(2.01 ** 0.5)
+    buf.add(np.zeros((1, 3)), np.zeros((1, 1)), np.zeros(1), np.zeros((1, 3)), 0.99)
+    assert buf.tree.priorities(np.array([100]))[0] == pytest.approx(2.01 ** 0.5)
+
+
+def test_importance_weights_and_beta_annealing() -> None:
+    buf = _filled_per(beta=0.4, beta_updates=10)
+    buf.update_priorities(torch.arange(100), torch.linspace(0.1, 3.0, 100))
+    *_, weights, index = buf.sample()
+    p = buf.tree.priorities(index.numpy()) / buf.tree.total
+    w = (100 * p) ** -0.4
+    np.testing.assert_allclose(weights.numpy().ravel(), w / w.max(), rtol=1e-6)
+    assert weights.shape == (16, 1) and float(weights.max()) == 1.0
+    assert buf.beta == pytest.approx(0.4 + 0.6 / 10)
+    for _ in range(20):
+        buf.sample()
+    assert buf.beta == 1.0
+
+
+def test_prioritized_sampling_prefers_large_td_errors() -> None:
+    buf = _filled_per(alpha=1.0)
+    errors = torch.full((100,), 0.01)
+    errors[:10] = 10.0
+    buf.update_priorities(torch.arange(100), errors)
+    drawn = np.concatenate([buf.sample()[-1].numpy() for _ in range(50)])
+    assert (drawn < 10).mean() > 0.9  # 10 of 100 rows hold ~99% of the mass
+
+
+# ----------------------------------------------------------------------------- NoisyNet
+def test_noisy_actor_resamples_and_is_deterministic_under_a_seed() -> None:
+    state = torch.randn(4, 33)
+    a, b = NoisyActor(33, 4, seed=3), NoisyActor(33, 4, seed=3)
+    torch.testing.assert_close(a(state), b(state))
+    first = a(state)
+    a.resample()
+    assert not torch.allclose(first, a(state))  # new noise, new actions
+    b.resample()
+    torch.testing.assert_close(a(state), b(state))  # same seed, same draws
+    a.set_noisy(False)
+    mean = a(state)
+    a.resample()
+    torch.testing.assert_close(a(state), mean)  # the mean weights ignore the noise
+
+
+def test_noisy_agent_explores_through_weights_and_evaluates_without_noise() -> None:
+    agent = VariantAgent(33, 4, 0, exploration="noisy", **SMALL)
+    states = np.random.default_rng(0).normal(size=(20, 33))
+    greedy = agent.act(states, add_noise=False)
+    np.testing.assert_array_equal(greedy, agent.act(states, add_noise=False))
+    explore1, explore2 = agent.act(states), agent.act(states)
+    assert not np.allclose(explore1, explore2) and not np.allclose(explore1, greedy)
+    assert agent.actor_local.fc1.noisy and not agent.actor_target.fc1.noisy
+    assert agent.exploration_scale() == pytest.approx(agent.actor_local.mean_sigma())
+
+
+# ----------------------------------------------------------------------------- batch norm
+def test_batch_norm_modes_when_acting_learning_and_targeting() -> None:
+    agent = VariantAgent(33, 4, 0, batch_norm=True, **SMALL)
+    assert isinstance(agent.actor_local, BatchNormActor)
+    assert not agent.actor_target.training and not agent.critic_target.training
+    rng = np.random.default_rng(0)
+    states = rng.normal(5.0, 3.0, size=(20, 33))  # far from the initial running statistics (0, 1)
+    # acting uses the running statistics: an arm's action does not depend on the others
+    alone, together = agent.act(states[:1], add_noise=False)[0], agent.act(states, add_noise=False)[0]
+    np.testing.assert_allclose(alone, together, rtol=1e-5, atol=1e-8)
+    agent.actor_local.train()
+    with torch.no_grad():  # what training mode would give: normalised by the batch's own statistics
+        batch_mode = agent.actor_local(torch.tensor(states, dtype=torch.float32))[0].numpy()
+    assert np.abs(batch_mode - together).max() > 100 * np.abs(alone - together).max() + 1e-6
+    assert agent.actor_local.training  # back in training mode after acting
+    before = agent.actor_local.bn0.running_mean.clone()
+    target_before = agent.actor_target.bn0.running_mean.clone()
+    for _ in range(20):
+        agent.step(states, agent.act(states), rng.normal(size=20), rng.normal(size=(20, 33)))
+    assert agent.n_updates > 0
+    assert not torch.equal(agent.actor_local.bn0.running_mean, before)  # learning in training mode
+    moved = agent.actor_target.bn0.running_mean - target_before  # the targets' statistics follow slowly
+    assert 0 < float(moved.abs().max()) < float((agent.actor_local.bn0.running_mean - before).abs().max())
+
+
+# ----------------------------------------------------------------------------- n-step
+def test_n_step_returns_by_hand_across_a_terminal_and_a_time_limit() -> None:
+    g = 0.9
+    ret = NStepReturns(3, g)
+    s = lambda v: np.full((1, 2), float(v))  # noqa: E731 (state v)
+    a = np.zeros((1, 1))
+    assert ret.push(s(0), a, [1.0], s(1), [False]) is None
+    assert ret.push(s(1), a, [2.0], s(2), [False]) is None
+    out = ret.push(s(2), a, [3.0], s(3), [False])  # s0 now spans 3 steps
+    np.testing.assert_allclose(out[0], s(0))
+    np.testing.assert_allclose(out[2], [1 + g * 2 + g * g * 3])
+    np.testing.assert_allclose(out[3], s(3))
+    np.testing.assert_allclose(out[4], [g ** 3])
+    out = ret.push(s(3), a, [4.0], s(4), [True])  # terminal: s1, s2, s3 all end here, discount 0
+    np.testing.assert_allclose(out[0][:, 0], [1, 2, 3])
+    np.testing.assert_allclose(out[2], [2 + g * 3 + g * g * 4, 3 + g * 4, 4])
+    np.testing.assert_allclose(out[4], [0, 0, 0])
+    assert ret.end_episode() is None  # nothing left pending
+    # next episode, cut by a time limit after 2 steps: both bootstrap from the last state
+    ret.push(s(10), a, [1.0], s(11), [False])
+    ret.push(s(11), a, [5.0], s(12), [False])
+    out = ret.end_episode()
+    np.testing.assert_allclose(out[0][:, 0], [10, 11])
+    np.testing.assert_allclose(out[2], [1 + g * 5, 5])
+    np.testing.assert_allclose(out[3][:, 0], [12, 12])
+    np.testing.assert_allclose(out[4], [g ** 2, g])
+
+
+def test_n_step_per_agent_with_one_agent_terminating() -> None:
+    ret = NStepReturns(2, 0.5)
+    states = np.arange(3.0).reshape(3, 1)
+    a = np.zeros((3, 1))
+    ret.push(states, a, [1.0, 1.0, 1.0], states + 10, [False, True, False])  # agent 1 ends at once
+    out = ret.push(states[[0, 2]] + 10, a[:2], [2.0, 4.0], states[[0, 2]] + 20, [False, False])
+    np.testing.assert_allclose(out[0][:, 0], [0, 2])
+    np.testing.assert_allclose(out[2], [1 + 0.5 * 2, 1 + 0.5 * 4])
+    with pytest.raises(ValueError, match="expected 2"):
+        ret.push(states, a, [0.0] * 3, states, [False] * 3)
+
+
+def test_n_step_agents_store_n_step_transitions() -> None:
+    for cls in (VariantAgent, FastNStepAgent):
+        agent = cls(33, 4, 0, n_step=3, **SMALL)
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            agent.step(rng.normal(size=(2, 33)), rng.uniform(-1, 1, (2, 4)), np.ones(2), rng.normal(size=(2, 33)))
+        discounts = agent.memory.split(agent.memory.data[:len(agent.memory)])[4]
+        assert len(agent.memory) == 6 and torch.allclose(discounts, torch.tensor(0.99 ** 3))
+        agent.reset()  # the episode's last two steps of each agent bootstrap through the time limit
+        assert len(agent.memory) == 10
+
+
+# ----------------------------------------------------------------------------- config
+def test_variant_config_is_checked_and_plain_agents_refuse_variants() -> None:
+    with pytest.raises(ValueError, match="replay must be one of"):
+        DDPGConfig(replay="ranked")
+    with pytest.raises(ValueError, match="n_step must be >= 1"):
+        DDPGConfig(n_step=0)
+    with pytest.raises(ValueError, match="per_eps must be > 0"):
+        DDPGConfig(per_eps=0.0)
+    assert DDPGConfig().variants() == {}
+    assert DDPGConfig(replay="prioritized", n_step=2).variants() == {"replay": "prioritized", "n_step": 2}
+    with pytest.raises(ValueError, match=r"run on variants\.VariantAgent"):
+        Agent(33, 4, 0, batch_norm=True)
+
+
+@pytest.mark.parametrize("variant", [{"replay": "prioritized"}, {"exploration": "noisy"}, {"batch_norm": True},
+                                     {"exploration": "gaussian"}, {"replay": "prioritized", "n_step": 2}])
+def test_every_variant_learns_a_few_updates(variant) -> None:
+    agent = VariantAgent(33, 4, 0, **SMALL, **variant)
+    before = [p.detach().clone() for p in agent.critic_local.parameters()]
+    rng = np.random.default_rng(0)
+    states = rng.normal(size=(4, 33))
+    for _ in range(30):
+        next_states = rng.normal(size=(4, 33))
+        agent.step(states, agent.act(states), rng.normal(size=4), next_states)
+        states = next_states
+    assert agent.n_updates > 0
+    assert any(not torch.equal(b, p) for b, p in zip(before, agent.critic_local.parameters(), strict=True))
+    assert all(torch.isfinite(p).all() for p in agent.actor_local.parameters())
