@@ -170,3 +170,29 @@ def test_mountaincar_notebook_figures():
     match = re.search(r"Solved at episode (\d+): average [\d.]+ over episodes \d+-\d+, ([\d.]+)s", text)
     assert match, "the committed notebook should hold a full run that solved"
     expect(f"solved at episode {match[1]} in {match[2]} s", ("README.md", README))
+
+
+def test_ablation_table_is_the_one_built_from_the_results():
+    """Report.md's ablation table is bench_ablation.py's table of ablation.json, row for row."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_ablation
+
+    data = json.loads((RESULTS / "ablation.json").read_text())
+    runs = data["runs"]
+    for run in runs:
+        assert set(run) >= {"variant", "seed", "config", "scores"}
+        assert run["config"] == bench_ablation.VARIANTS[run["variant"]][1]
+    for variant in {r["variant"] for r in runs}:  # every variant measured over 5 seeds
+        assert sorted(r["seed"] for r in runs if r["variant"] == variant) == [0, 1, 2, 3, 4], variant
+    rows = bench_ablation.summarise(runs)
+    assert rows == data["summary"]
+    table = bench_ablation.table(rows)
+    assert table == (RESULTS / "ablation.md").read_text()
+    for line in table.splitlines():
+        assert line in REPORT, f"Report.md should hold the ablation table row {line!r} (benchmarks/results/ablation.md)"
+    for row in rows:  # the runs' solved-at episodes agree with their scores
+        mine = [r for r in runs if r["variant"] == row["variant"]]
+        for r in mine:
+            assert r["solved_at"] is None or r["solved_at"] == len(r["scores"])
