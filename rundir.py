@@ -62,9 +62,10 @@ RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PL
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
 SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
-# DDPGConfig fields that fix the networks (all a replay needs from the config).
-ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2", "batch_norm", "exploration",
-                     "noisy_sigma0")
+# DDPGConfig fields that fix the networks' shapes...
+ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
+# ...and their kind (variants/: batch norm, a NoisyNet actor); runs older than these lack them.
+NETWORK_VARIANT_KEYS = ("batch_norm", "exploration", "noisy_sigma0")
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:
@@ -376,7 +377,8 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
     A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
     """
     record = read_record(run_dir)
-    architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS if k in record["config"]}
+    architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS + NETWORK_VARIANT_KEYS
+                    if k in record["config"]}
     if agent_class is None:
         agent_class = VariantAgent if DDPGConfig(**architecture).variants() else Agent
     agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed,
