@@ -123,8 +123,9 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def plot(runs: list[dict[str, Any]], path: Path) -> None:
-    """Mean +- standard deviation of the per-episode mean score over seeds, a panel per group.
-    Runs stop when solved, so each curve ends where its first seed stopped."""
+    """Mean +- standard deviation of the per-episode mean score over seeds, a panel per group
+    (the default's mean, dotted, in each). Runs stop when solved, so each curve ends where
+    its first seed stopped."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,13 +135,18 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
     fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.2), squeeze=False, sharey=True)
     for ax, group in zip(axes[0], groups, strict=True):
         for name in VARIANTS:
-            curves = [np.array(r["scores"]) for r in runs if r["variant"] == name and r["group"] == group]
+            reference = name == "default" and VARIANTS[name][0] != group  # the default in every panel
+            curves = [np.array(r["scores"]) for r in runs if r["variant"] == name
+                      and (r["group"] == group or reference)]
             if not curves:
                 continue
             n = min(len(c) for c in curves)
             stack = np.stack([c[:n] for c in curves])
             x = np.arange(1, n + 1)
             mean, std = stack.mean(axis=0), stack.std(axis=0)
+            if reference:
+                ax.plot(x, mean, color="black", ls=":", lw=1.2, label=f"{name} ({len(curves)} seeds)")
+                continue
             ax.plot(x, mean, label=f"{name} ({len(curves)} seeds)")
             ax.fill_between(x, mean - std, mean + std, alpha=0.2)
         ax.axhline(rundir.SOLVE_SCORE, color="grey", lw=0.8, ls="--")
