@@ -74,7 +74,7 @@ class DDPGConfig:
                                   "noise_sigma", "noise_theta", "noise_min", "lr_actor",
                                   "lr_critic", "noisy_sigma0", "per_alpha", "per_eps")
                      if not _is_number(getattr(self, name)) or getattr(self, name) < 0]
-        for name, allowed in (("exploration", EXPLORATIONS), ("replay", REPLAYS)):
+        for name, allowed in (("exploration", ("ou", "gaussian", "noisy")), ("replay", ("uniform", "prioritized"))):
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
         if _is_number(self.per_eps) and self.per_eps <= 0:
@@ -93,9 +93,9 @@ class DDPGConfig:
         return asdict(self)
 
     def variants(self) -> dict[str, Any]:
-        """The variant settings that differ from plain DDPG ({} for plain DDPG)."""
-        plain = {"exploration": ("ou",), "replay": ("uniform",), "batch_norm": (False,), "n_step": (1,)}
-        return {k: getattr(self, k) for k, ok in plain.items() if getattr(self, k) not in ok}
+        """The variant settings that differ from their defaults, plain DDPG ({} for plain DDPG)."""
+        return {k: getattr(self, k) for k in ("exploration", "replay", "batch_norm", "n_step")
+                if getattr(self, k) != getattr(DDPGConfig, k)}
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DDPGConfig:
@@ -105,10 +105,6 @@ class DDPGConfig:
             raise ValueError(f"unknown config key(s) {unknown}; valid keys: "
                              f"{[f.name for f in fields(cls)]}")
         return cls(**values)
-
-
-EXPLORATIONS = ("ou", "gaussian", "noisy")
-REPLAYS = ("uniform", "prioritized")
 
 
 def _is_number(value: Any) -> bool:
@@ -272,7 +268,6 @@ class Agent:
         the fast learner compute the two gradients at once, on two cores.
         """
         states, actions, rewards, next_states, discounts = experiences
-        cfg = self.config
 
         # ---------------------------- critic: regress Q(s, a) on the TD target y ---- #
         with torch.no_grad():
@@ -282,7 +277,11 @@ class Agent:
 
         # ---------------------------- actor: climb Q(s, mu(s)) ---------------------- #
         actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
+        self.optimise(actor_loss, critic_loss)
 
+    def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
+        """The rest of an update, whatever the losses (``variants.VariantAgent`` weighs them)."""
+        cfg = self.config
         # ---------------------------- gradients and Adam steps ---------------------- #
         self.actor_optimizer.zero_grad()
         actor_loss.backward()  # also reaches the critic's weights...

@@ -117,7 +117,6 @@ class VariantAgent(Agent):
         """``Agent.learn`` with importance weights (prioritized replay), fresh NoisyNet noise
         and batch norm's modes: the local networks learn in training mode."""
         states, actions, rewards, next_states, discounts, *prioritized = experiences
-        cfg = self.config
         if self.noisy:
             self.actor_local.resample()
 
@@ -131,21 +130,9 @@ class VariantAgent(Agent):
         else:
             critic_loss = td_errors.pow(2).mean()
         actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
-
-        self.actor_optimizer.zero_grad()
-        actor_loss.backward()
-        self.critic_optimizer.zero_grad()
-        critic_loss.backward()
-        if cfg.grad_clip > 0:
-            nn.utils.clip_grad_norm_(self.critic_local.parameters(), cfg.grad_clip)
-        self.critic_optimizer.step()
-        self.actor_optimizer.step()
-
-        self.soft_update(self.critic_local, self.critic_target, cfg.tau)
-        self.soft_update(self.actor_local, self.actor_target, cfg.tau)
+        self.optimise(actor_loss, critic_loss)
         if prioritized:
             self.memory.update_priorities(index, td_errors)
-        self.n_updates += 1
 
     @staticmethod
     def soft_update(local_model: nn.Module, target_model: nn.Module, tau: float) -> None:
