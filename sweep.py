@@ -110,11 +110,14 @@ def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], a
         ray.shutdown()
     by_dir: dict[str, dict[str, Any]] = {}
     for result in grid:
+        if not result.config:  # never started: the sweep was stopped (Ctrl-C) before its turn
+            continue
         params = result.config["trial"]
         by_dir[params["out"]] = {**(result.metrics or {}), "error": None if result.error is None
                                  else f"{type(result.error).__name__}: {result.error}"}
     return [{"name": t.name, "seed": t.seed, "config": t.config, "run": str(trial_dir(out, t)),
-             **by_dir.get(str(trial_dir(out, t)), {"error": "no result"})} for t in trials]
+             **by_dir.get(str(trial_dir(out, t)), {"error": "not run (the sweep was stopped); run the same "
+                                                             "command again to continue"})} for t in trials]
 
 
 def build_parser() -> argparse.ArgumentParser:

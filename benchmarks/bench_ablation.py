@@ -188,9 +188,16 @@ def main(argv: list[str] | None = None) -> int:
         trials = [Trial(name, seed, VARIANTS[name][1]) for name in names for seed in range(args.seeds)]
         run_sweep(trials, EPISODES, args.runs_dir, cpus=args.cpus)
         fresh = collect(names, Path(args.runs_dir))
-        done = {r["variant"] for r in fresh}
+        # Only a variant with every seed finished replaces its records (a stopped sweep leaves
+        # some unfinished: the same command continues them).
+        done = {n for n in names if sum(r["variant"] == n for r in fresh) >= args.seeds}
+        fresh = [r for r in fresh if r["variant"] in done]
+        for name in sorted(set(names) - done):
+            print(f"{name}: not every seed has finished; its results are left as they were "
+                  "(run the same command again to continue)")
         saved["runs"] = [r for r in saved["runs"] if r["variant"] not in done] + fresh
-        command = "python benchmarks/bench_ablation.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
+        if done:
+            command = "python benchmarks/bench_ablation.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
     rows = write_outputs(saved["runs"], command)
     print(table(rows))
     print(f"Wrote {JSON_FILE.name}, {TABLE_FILE.name} and {PLOT_FILE.name} in {RESULTS}")

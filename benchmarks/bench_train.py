@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/bench_train.py --seeds 3 --max-episodes 200
     .venv/bin/python benchmarks/bench_train.py --updates-only   # learner updates/s only
     .venv/bin/python benchmarks/bench_train.py --learner readable   # the plain-autograd agent
+    .venv/bin/python benchmarks/bench_train.py --config '{"n_step": 3}' --good-updates 5   # a candidate
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
 average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
@@ -35,9 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from cli import json_object, non_negative_int, positive_int  # noqa: E402
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
-from ddpg_fast import FastAgent  # noqa: E402
 from rundir import git_commit, median_with_unsolved, solved_at  # noqa: E402
-from train import LEARNERS, train  # noqa: E402
+from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train  # noqa: E402
 
 
 def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "fast",
@@ -45,8 +45,7 @@ def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner
     """An agent whose buffer holds exactly n random transitions, after 200 updates (so
     the timed updates see warm caches and a started helper thread)."""
     config = DDPGConfig.from_dict({**config.to_dict(), "buffer_size": n})
-    agent = FastAgent(33, 4, seed, config=config, threads=threads) if learner == "fast" \
-        else Agent(33, 4, seed, config=config)
+    agent = make_agent(learner, (33, 4, seed), config, threads)
     rng = np.random.default_rng(seed)
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
                      rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
@@ -79,7 +78,8 @@ def _timed(function: Callable[..., Any], seconds: dict[str, float], key: str) ->
 
 
 def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
-             learner: str = "fast") -> dict:
+             learner: str = "fast", good_score: float | None = GOOD_SCORE,
+             good_updates: int = GOOD_UPDATES, threads: int = 2) -> dict:
     """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures,
     with where the time went: stepping the environment (``env.step``), acting
     (``agent.act``), learning (the updates ``agent.step`` makes) and the rest (storing
@@ -90,13 +90,13 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
     seconds = {"environment": 0.0, "acting": 0.0, "learning": 0.0}
     try:
         torch.manual_seed(seed)
-        agent = LEARNERS[learner](33, 4, seed, config=config)
+        agent = make_agent(learner, (33, 4, seed), config, threads)
         env.step = _timed(env.step, seconds, "environment")  # type: ignore[method-assign]
         agent.act = _timed(agent.act, seconds, "acting")  # type: ignore[method-assign]
         agent.learn_many = _timed(agent.learn_many, seconds, "learning")  # type: ignore[method-assign]
         t0 = time.perf_counter()
         scores = train(env, agent, n_episodes=max_episodes, progress=False, quiet=True,
-                       log=lambda _msg: None)
+                       log=lambda _msg: None, good_score=good_score, good_updates=good_updates)
         wall = time.perf_counter() - t0
     finally:
         env.close()
@@ -121,6 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agents", type=positive_int, default=20)
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides")
+    p.add_argument("--good-score", type=float, default=GOOD_SCORE,
+                   help=f"train.py's schedule: after an episode scoring at least this (mean over arms), "
+                        f"make --good-updates updates per learning step; negative: off (default {GOOD_SCORE:g})")
+    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
+                   help=f"updates per learning step while good (default {GOOD_UPDATES})")
+    p.add_argument("--threads", type=int, choices=(1, 2), default=2,
+                   help="fast learner's threads while training (the same numbers either way; default 2)")
     p.add_argument("--updates-only", action="store_true", help="only measure the learner")
     p.add_argument("--skip-updates", action="store_true", help="skip the learner measurement")
     p.add_argument("--show-curve", action="store_true",
@@ -131,19 +138,24 @@ def main(argv: list[str] | None = None) -> int:
         config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
     except (TypeError, ValueError) as exc:
         p.error(f"--config: {exc}")
+    args.good_score = None if args.good_score < 0 else args.good_score
     torch.set_num_threads(1)  # as train.py
     command = "python benchmarks/bench_train.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# {command}")
+    print(f"# arms {args.agents}  schedule: good score {args.good_score}, good updates {args.good_updates}")
     print(f"# learner {args.learner}  config overrides: {json.dumps(args.config)}  commit {git_commit()}  "
           f"torch {torch.__version__}  {platform.processor() or platform.machine()} "
           f"cpus {os.cpu_count()}")
     report: dict = {"command": command, "learner": args.learner, "config": config.to_dict(),
-                    "git_commit": git_commit()}
+                    "schedule": {"good_score": args.good_score, "good_updates": args.good_updates},
+                    "agents": args.agents,
+                    "threads": args.threads, "git_commit": git_commit()}
 
     if not args.updates_only:
         results = []
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            r = run_seed(seed, config, args.max_episodes, args.agents, args.learner)
+            r = run_seed(seed, config, args.max_episodes, args.agents, args.learner,
+                         args.good_score, args.good_updates, args.threads)
             results.append(r)
             solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
             print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "
