@@ -58,3 +58,47 @@ def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert {p: (p / "scores.csv").stat().st_mtime_ns for p in folders} == stamps
+
+
+class _Result:
+    def __init__(self, config: dict | None, metrics: dict | None = None) -> None:
+        self.config, self.metrics, self.error = config, metrics, None
+
+
+def test_a_stopped_sweep_reports_its_unstarted_trials(tmp_path, monkeypatch) -> None:
+    """After Ctrl-C, Ray Tune returns results without a config for trials never started."""
+    import types
+
+    trials = [sweep.Trial("a", 0, {}), sweep.Trial("a", 1, {})]
+    started = {"trial": {"out": str(sweep.trial_dir(tmp_path.resolve(), trials[0]))}}
+    fake_tune = types.SimpleNamespace(
+        Tuner=lambda *a, **k: types.SimpleNamespace(fit=lambda: [_Result(started, {"solved_at": 101}), _Result(None)]),
+        with_resources=lambda fn, res: fn, grid_search=lambda space: space, RunConfig=lambda **k: None)
+    fake_ray = types.SimpleNamespace(init=lambda **k: None, shutdown=lambda: None, tune=fake_tune)
+    monkeypatch.setitem(sys.modules, "ray", fake_ray)
+    monkeypatch.setitem(sys.modules, "ray.tune", fake_tune)
+    first, second = sweep.run_sweep(trials, 2, tmp_path)
+    assert first["solved_at"] == 101 and first["error"] is None
+    assert "not run (the sweep was stopped)" in second["error"]
+
+
+def test_bench_ablation_keeps_a_variant_until_every_seed_has_finished(tmp_path, monkeypatch) -> None:
+    """A stopped ablation (some seeds unfinished) must not replace a variant's committed records."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import bench_ablation
+
+    saved = {"command": "python benchmarks/bench_ablation.py", "runs": []}
+    json_file = tmp_path / "ablation.json"
+    json_file.write_text(json.dumps(saved))
+    for name, value in (("JSON_FILE", json_file), ("TABLE_FILE", tmp_path / "ablation.md"),
+                        ("PLOT_FILE", tmp_path / "ablation.png")):
+        monkeypatch.setattr(bench_ablation, name, value)
+    record = {"group": "variants", "config": {}, "scores": [1.0], "solved_at": None, "time_to_solve_s": None,
+              "wall_time_s": 1.0, "first_mean_30": None, "learner": "fast", "threads": 1, "git_commit": None}
+    finished = [{**record, "variant": "noisy", "seed": 0}, {**record, "variant": "batch_norm", "seed": 0},
+                {**record, "variant": "batch_norm", "seed": 1}]
+    monkeypatch.setattr(bench_ablation, "run_sweep", lambda *a, **k: [])
+    monkeypatch.setattr(bench_ablation, "collect", lambda names, runs_dir: finished)
+    assert bench_ablation.main(["--variants", "noisy,batch_norm", "--seeds", "2", "--runs-dir", str(tmp_path)]) == 0
+    runs = json.loads(json_file.read_text())["runs"]
+    assert sorted((r["variant"], r["seed"]) for r in runs) == [("batch_norm", 0), ("batch_norm", 1)]
