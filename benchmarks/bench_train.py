@@ -156,6 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             r = run_seed(seed, config, args.max_episodes, args.agents, args.learner,
                          args.good_score, args.good_updates, args.threads)
+            if r["solved_at"] is None and r["episodes"] < args.max_episodes:
+                # train() ends a run early only when solved, or when Ctrl-C / SIGTERM stops it
+                print(f"seed {seed} was stopped by a signal after {r['episodes']} episodes; "
+                      "nothing written", file=sys.stderr)
+                return 130
             results.append(r)
             solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
             print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "

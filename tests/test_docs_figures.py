@@ -125,10 +125,14 @@ def test_reference_variants_quoted_in_the_readme():
 
 
 def test_time_breakdown_figures():
-    bench = _bench("bench_time_breakdown.json")
+    bench = _bench("bench_train_default_beside_candidate.json")
     for key in ("learning", "environment", "acting"):
-        shares = " and ".join(f"{s['seconds'][key] / s['wall_s']:.0%}" for s in bench["seeds"])
-        expect(shares, ("README.md", README))
+        shares = ", ".join(f"{s['seconds'][key] / s['wall_s']:.0%}" for s in bench["seeds"])
+        expect(f"{shares}", ("README.md", README))
+    other = [round(100 * s["seconds"]["other"] / s["wall_s"]) for s in bench["seeds"]]
+    expect(f"{min(other)}-{max(other)}%", ("README.md", README))
+    env = [s["seconds"]["environment"] for s in bench["seeds"]]
+    expect(f"({min(env):.1f}-{max(env):.1f} s per seed)", ("README.md", README))
 
 
 def _gym_row(task: str, method: str, row: dict) -> str:
@@ -196,3 +200,32 @@ def test_ablation_table_is_the_one_built_from_the_results():
         mine = [r for r in runs if r["variant"] == row["variant"]]
         for r in mine:
             assert r["solved_at"] is None or r["solved_at"] == len(r["scores"])
+
+
+def test_speed_candidate_figures():
+    """Report.md's default-against-candidate table and reading come from the two result files."""
+    default = _bench("bench_train_default_beside_candidate.json")
+    candidate = _bench("bench_train_candidate_n_step3_good_updates5.json")
+    assert candidate["config"]["n_step"] == 3 and candidate["schedule"]["good_updates"] == 5
+    assert default["config"]["n_step"] == 1 and default["schedule"]["good_updates"] == 10
+    for bench in (default, candidate):
+        seeds = bench["seeds"]
+        updates = sorted(s["updates"] for s in seeds)[len(seeds) // 2]
+        expect(", ".join(str(s["solved_at"]) for s in seeds) + f": median {bench['median_solved_at']:.0f}",
+               ("Report.md", REPORT))
+        expect(", ".join(f"{s['updates']:,}" for s in seeds) + f": median {updates:,}", ("Report.md", REPORT))
+        expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: median {bench['median_wall_s']:.1f} s",
+               ("Report.md", REPORT))
+    pairs = list(zip(default["seeds"], candidate["seeds"], strict=True))
+    saved = [d["seconds"]["learning"] - c["seconds"]["learning"] for d, c in pairs]
+    extra = [c["seconds"]["other"] - d["seconds"]["other"] for d, c in pairs]
+    expect(f"saves {min(saved):.1f}-{max(saved):.1f} s per seed", ("Report.md", REPORT))
+    expect(f"costs {min(extra):.1f}-{max(extra):.1f} s more per seed", ("Report.md", REPORT))
+    assert all(c["solved_at"] <= d["solved_at"] for d, c in pairs)  # "as early or earlier on every seed"
+    medians = [sorted(s["updates"] for s in b["seeds"])[2] for b in (default, candidate)]
+    expect(f"with {100 * (1 - medians[1] / medians[0]):.0f}% fewer updates", ("Report.md", REPORT))
+    learning = [s["seconds"]["learning"] for s in candidate["seeds"]]
+    expect(f"learning alone takes {min(learning):.1f}-{max(learning):.1f} s", ("Report.md", REPORT))
+    for bench in (default, candidate):
+        other = [s["seconds"]["other"] for s in bench["seeds"]]
+        expect(f"{min(other):.1f}-{max(other):.1f} s |", ("Report.md", REPORT))
