@@ -38,6 +38,7 @@ class NStepReturns:
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
         self.n, self.gamma = n, gamma
+        self.powers = gamma ** np.arange(n)  # 1, gamma, ..., gamma^(n-1)
         self.k = 0  # steps pending per agent (all agents in an episode step together)
         self.states = self.actions = self.rewards = self.last_next = np.empty(0)
 
@@ -59,20 +60,31 @@ class NStepReturns:
                              "reset() ends an episode)")
         self.states[:, self.k], self.actions[:, self.k], self.rewards[:, self.k] = states, actions, rewards
         self.k += 1
+        next_states = np.asarray(next_states)
+        if not terminated.any():  # every step but an episode's last: no agent leaves, no masks
+            self.last_next = next_states.copy()
+            if self.k < self.n:
+                return None
+            ready = (self.states[:, 0].copy(), self.actions[:, 0].copy(), self.rewards @ self.powers,
+                     self.last_next, np.full(m, self.gamma ** self.n))
+            for buf in (self.states, self.actions, self.rewards):
+                buf[:, :-1] = buf[:, 1:].copy()
+            self.k -= 1
+            return ready
         out = []
         if terminated.any():  # these agents' pending transitions all end here, with nothing to bootstrap
-            out += self._pending(terminated, np.asarray(next_states)[terminated], bootstrap=False)
+            out += self._pending(terminated, next_states[terminated], bootstrap=False)
         keep = ~terminated
         if self.k == self.n and keep.any():  # the oldest transition now spans n steps
-            ret = self.rewards[keep] @ self.gamma ** np.arange(self.n)
-            out.append((self.states[keep, 0], self.actions[keep, 0], ret, np.asarray(next_states)[keep],
+            ret = self.rewards[keep] @ self.powers
+            out.append((self.states[keep, 0], self.actions[keep, 0], ret, next_states[keep],
                         np.full(int(keep.sum()), self.gamma ** self.n)))
             for buf in (self.states, self.actions, self.rewards):
                 buf[:, :-1] = buf[:, 1:].copy()
             self.k -= 1
         if terminated.any():
             self.states, self.actions, self.rewards = self.states[keep], self.actions[keep], self.rewards[keep]
-        self.last_next = np.asarray(next_states)[keep]
+        self.last_next = next_states[keep]
         if not keep.any():
             self.k = 0
         return _concatenate(out)
@@ -98,6 +110,8 @@ class NStepReturns:
 def _concatenate(parts: list[Transitions]) -> Transitions | None:
     if not parts:
         return None
+    if len(parts) == 1:
+        return parts[0]
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(5))  # type: ignore[return-value]
 
 
