@@ -49,6 +49,7 @@ class Task:
     episodes: int = 300  # default --episodes
     scale_observations: bool = False  # map the observation Box's finite bounds onto [-1, 1]
     good_score: float | None = None  # train.py's schedule (fewer updates while good); None: off
+    good_updates: int | None = None  # updates per learning step while good (None: train.GOOD_UPDATES)
     reward_scale: float = 1.0  # rewards are multiplied by this for learning (scores stay the task's)
     observation_labels: tuple[str, ...] = ()  # names (and units) of the observation's numbers
     action_labels: tuple[str, ...] = ()  # ...and of the action's
@@ -99,6 +100,25 @@ TASKS: dict[str, Task] = {
         why="Gymnasium's MuJoCo two-joint reacher, 50-step episodes; the spec's threshold -3.75; "
             "budget 1000 episodes (50,000 steps)"),
 }
+
+
+# The course's version 1: the built-in Reacher with one arm (train.py --agents 1). One arm
+# gathers a twentieth of the experience per step, and the 20-arm defaults learn nothing on
+# it: with the critic's learning rate at 1e-3 the single arm still scored 1-3 after 200
+# episodes, whether it made 20 or 10 updates every 20 steps. A slower critic (3e-4), a
+# slower actor (3e-4), slower targets (tau 3e-3), half the OU noise and 10 updates every
+# 20 steps learn steadily. The schedule stays off: one arm's episodes are too noisy to call
+# a policy good from one of them.
+REACHER_ONE_ARM = Task(
+    config={"lr_critic": 3e-4, "lr_actor": 3e-4, "tau": 3e-3, "noise_sigma": 0.1, "learn_updates": 10},
+    target=30.0, episodes=500, good_score=None,
+    why="one arm: slower critic, actor and targets, half the OU noise, 10 updates every 20 steps")
+
+
+def reacher_task(n_agents: int) -> Task | None:
+    """The built-in Reacher's settings for ``n_agents`` arms: the one-arm version's own
+    (``REACHER_ONE_ARM``), else None (DDPGConfig's defaults, tuned on 20 arms)."""
+    return REACHER_ONE_ARM if n_agents == 1 else None
 
 
 def task_for(env_id: str) -> Task:
@@ -259,4 +279,5 @@ class GymEnvironment:
         self.close()
 
 
-__all__ = ["DEFAULT", "DEFAULT_ENV", "TASKS", "GymEnvironment", "Task", "open_environment", "task_for"]
+__all__ = ["DEFAULT", "DEFAULT_ENV", "REACHER_ONE_ARM", "TASKS", "GymEnvironment", "Task", "open_environment",
+           "reacher_task", "task_for"]

@@ -46,7 +46,7 @@ from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
 from metrics import Metrics
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
-from tasks import DEFAULT_ENV, GymEnvironment, Task, task_for
+from tasks import DEFAULT_ENV, GymEnvironment, Task, reacher_task, task_for
 from variants import FastNStepAgent, VariantAgent
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
@@ -334,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-envs", type=positive_int, default=None,
                    help="--env ID: copies of the task stepped together, one scores column each (default 1)")
     p.add_argument("--agents", type=positive_int, default=None,
-                   help="number of arms in the built-in environment (default 20)")
+                   help="number of arms in the built-in environment (default 20; 1 is the course's "
+                        "one-arm version, trained with its own settings: tasks.REACHER_ONE_ARM)")
     p.add_argument("--max-t", type=positive_int, default=None,
                    help=f"decisions per episode (default: the task's limit; Reacher: {EPISODE_LIMIT}, "
                         "which is also its maximum)")
@@ -348,9 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
                         f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
                         "off on Gymnasium tasks; 'nan' turns it off)")
-    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
+    p.add_argument("--good-updates", type=non_negative_int, default=None,
                    help=f"schedule: updates per learning step while the policy is good "
-                        f"(default {GOOD_UPDATES})")
+                        f"(default {GOOD_UPDATES}; the one-arm Reacher's from tasks.REACHER_ONE_ARM)")
     p.add_argument("--unity", metavar="PATH", default=None,
                    help="use the Unity binary at PATH (needs unityagents) instead of the "
                         "built-in environment")
@@ -405,22 +406,27 @@ def _good_score(text: str) -> float | None:
 
 
 def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Task | None:
-    """Fill the options left unset from the task: the built-in Reacher's defaults, or the
-    Gymnasium task's entry in ``tasks.TASKS``, which is returned (None for the Reacher)."""
+    """Fill the options left unset from the task, which is returned: the built-in Reacher's
+    (``tasks.reacher_task``: the one-arm version's settings, or None for DDPGConfig's
+    defaults), or the Gymnasium task's entry in ``tasks.TASKS``."""
     if args.env == DEFAULT_ENV:
         if args.num_envs is not None:
             parser.error("--num-envs is for a Gymnasium task (--env ID); the built-in Reacher takes --agents")
         args.agents = 20 if args.agents is None else args.agents
+        task = reacher_task(args.agents) if args.resume is None else None  # a resumed run keeps its own
         args.max_t = EPISODE_LIMIT if args.max_t is None else args.max_t
         if args.max_t > EPISODE_LIMIT:
             parser.error(f"--max-t must be at most {EPISODE_LIMIT} (episodes end there), got {args.max_t}")
-        args.episodes = 300 if args.episodes is None else args.episodes
+        if args.episodes is None:
+            args.episodes = task.episodes if task else 300
         args.target = rundir.SOLVE_SCORE if args.target is None else args.target
         if args.good_score is _UNSET:
-            args.good_score = GOOD_SCORE
+            args.good_score = task.good_score if task else GOOD_SCORE
         elif args.good_score is not None and args.good_score < 0:  # scores are >= 0: "never good"
             args.good_score = None
-        return None
+        if args.good_updates is None:
+            args.good_updates = task.good_updates if task and task.good_updates is not None else GOOD_UPDATES
+        return task
     if args.agents is not None:
         parser.error("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
     if args.unity is not None:
@@ -430,6 +436,8 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Task
     args.episodes = task.episodes if args.episodes is None else args.episodes
     if args.good_score is _UNSET:
         args.good_score = task.good_score
+    if args.good_updates is None:
+        args.good_updates = task.good_updates if task.good_updates is not None else GOOD_UPDATES
     return task
 
 
@@ -499,7 +507,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.force and rundir.clear_run(args.out):
         print(f"Replacing the run in {args.out} (--force)")
     try:
-        if task is not None:
+        if task is not None and args.env == DEFAULT_ENV:
+            extra.update(task_why=task.why)
+        elif task is not None:
             args.max_t = args.max_t or env.spec.max_episode_steps or EPISODE_LIMIT
             if args.target is None and args.resume is None:
                 args.target = task.target if task.target is not None else env.spec.reward_threshold

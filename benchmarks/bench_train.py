@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/bench_train.py --updates-only   # learner updates/s only
     .venv/bin/python benchmarks/bench_train.py --learner readable   # the plain-autograd agent
     .venv/bin/python benchmarks/bench_train.py --config '{"n_step": 3}' --good-updates 5   # a candidate
+    .venv/bin/python benchmarks/bench_train.py --agents 1 --max-episodes 500   # one arm (tasks.REACHER_ONE_ARM)
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
 average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
@@ -37,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from cli import json_object, non_negative_int, positive_int  # noqa: E402
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
 from rundir import git_commit, median_with_unsolved, solved_at  # noqa: E402
+from tasks import reacher_task  # noqa: E402
 from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train  # noqa: E402
 
 
@@ -121,10 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agents", type=positive_int, default=20)
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides")
-    p.add_argument("--good-score", type=float, default=GOOD_SCORE,
+    p.add_argument("--good-score", type=float, default=None,
                    help=f"train.py's schedule: after an episode scoring at least this (mean over arms), "
-                        f"make --good-updates updates per learning step; negative: off (default {GOOD_SCORE:g})")
-    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
+                        f"make --good-updates updates per learning step; negative: off (default {GOOD_SCORE:g}; "
+                        "one arm: tasks.REACHER_ONE_ARM's, off)")
+    p.add_argument("--good-updates", type=non_negative_int, default=None,
                    help=f"updates per learning step while good (default {GOOD_UPDATES})")
     p.add_argument("--threads", type=int, choices=(1, 2), default=2,
                    help="fast learner's threads while training (the same numbers either way; default 2)")
@@ -134,15 +137,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="also print each seed's mean score every 5 episodes")
     p.add_argument("--json", default=None, help="also write all figures to this JSON file")
     args = p.parse_args(argv)
+    task = reacher_task(args.agents)  # as train.py: the one-arm version has its own settings
     try:
-        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config})
+        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **(task.config if task else {}), **args.config})
     except (TypeError, ValueError) as exc:
         p.error(f"--config: {exc}")
-    args.good_score = None if args.good_score < 0 else args.good_score
+    if args.good_score is None:
+        args.good_score = task.good_score if task else GOOD_SCORE
+    elif args.good_score < 0:
+        args.good_score = None
+    if args.good_updates is None:
+        args.good_updates = task.good_updates if task and task.good_updates is not None else GOOD_UPDATES
     torch.set_num_threads(1)  # as train.py
     command = "python benchmarks/bench_train.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# {command}")
-    print(f"# arms {args.agents}  schedule: good score {args.good_score}, good updates {args.good_updates}")
+    print(f"# arms {args.agents}  settings: {'tasks.REACHER_ONE_ARM' if task else 'DDPGConfig defaults'}  "
+          f"schedule: good score {args.good_score}, good updates {args.good_updates}")
     print(f"# learner {args.learner}  config overrides: {json.dumps(args.config)}  commit {git_commit()}  "
           f"torch {torch.__version__}  {platform.processor() or platform.machine()} "
           f"cpus {os.cpu_count()}")
