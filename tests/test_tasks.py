@@ -15,8 +15,8 @@ import evaluate as evaluate_mod
 import train as train_mod
 import value_maps
 import watch as watch_mod
-from ddpg_agent import Agent
-from tasks import TASKS, GymEnvironment, task_for
+from ddpg_agent import Agent, DDPGConfig
+from tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
 
 COUNTDOWN_ID = "tests/Countdown-v0"
 
@@ -236,6 +236,25 @@ def test_unity_reacher_through_gymnasium_keeps_reachers_settings(tmp_path):
     assert record["config"]["learn_every"] == 20 and record["schedule"]["good_score"] == 33.0
     assert record["target_score"] == 30.0 and record["env_steps"] == 60 and record["n_agents"] == 2
 
+
+def test_one_arm_reacher_takes_its_own_settings_and_twenty_arms_the_defaults(tmp_path):
+    """train.py --agents 1 is the course's version 1, with tasks.REACHER_ONE_ARM; --config and
+    --good-score still win; 2 arms and more keep DDPGConfig's defaults and the schedule."""
+    one, mine, two = tmp_path / "one", tmp_path / "mine", tmp_path / "two"
+    common = ["--episodes", "1", "--max-t", "30", "--no-progress", "--quiet"]
+    assert train_mod.main(["--agents", "1", "--out", str(one), *common]) == 0
+    record = json.loads((one / "run.json").read_text())
+    assert {k: record["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
+    assert record["schedule"]["good_score"] is None and record["task_why"] == REACHER_ONE_ARM.why
+    assert train_mod.main(["--agents", "1", "--out", str(mine), "--config", '{"lr_critic": 0.001}',
+                           "--good-score", "30", *common]) == 0
+    record = json.loads((mine / "run.json").read_text())
+    assert record["config"]["lr_critic"] == 0.001 and record["config"]["tau"] == REACHER_ONE_ARM.config["tau"]
+    assert record["schedule"]["good_score"] == 30.0
+    assert train_mod.main(["--agents", "2", "--out", str(two), *common]) == 0
+    record = json.loads((two / "run.json").read_text())
+    assert record["config"] == DDPGConfig().to_dict() and record["schedule"]["good_score"] == train_mod.GOOD_SCORE
+    assert "task_why" not in record and reacher_task(20) is None
 
 def test_bench_gym_summary_ranks_unsolved_runs_last_and_gives_ratios_to_ours():
     import importlib.util
