@@ -229,3 +229,32 @@ def test_speed_candidate_figures():
     for bench in (default, candidate):
         other = [s["seconds"]["other"] for s in bench["seeds"]]
         expect(f"{min(other):.1f}-{max(other):.1f} s |", ("Report.md", REPORT))
+
+
+def test_one_arm_figures():
+    """README's and Report.md's one-arm figures come from bench_train_one_arm.json."""
+    import numpy as np
+
+    bench = _bench("bench_train_one_arm.json")
+    assert bench["agents"] == 1 and bench["config"]["lr_critic"] == 3e-4 and bench["schedule"]["good_score"] is None
+    seeds = bench["seeds"]
+    eps = ", ".join(str(s["solved_at"]) for s in seeds)
+    walls = ", ".join(f"{s['wall_s']:.1f}" for s in seeds)
+    expect(f"{eps}: **median {bench['median_solved_at']:.0f}**, {bench['n_solved']}/5 solved; "
+           f"wall-clock {walls} s: median {bench['median_wall_s']:.1f} s", ("README.md", README))
+    for s in seeds:
+        expect(f"| {s['seed']} | {s['solved_at']} | {s['wall_s']:.1f} s | {s['updates']:,} |", ("Report.md", REPORT))
+    expect(f"| **median** | **{bench['median_solved_at']:.0f}** | **{bench['median_wall_s']:.1f} s** |",
+           ("Report.md", REPORT))
+    means = [np.array(s["episode_means"]) for s in seeds]
+    firsts = [int(np.flatnonzero(m >= 30)[0]) + 1 for m in means]
+    expect(", ".join(str(f) for f in firsts[:-1]) + f" and {firsts[-1]}", ("Report.md", REPORT))
+    stds = [m[-100:].std() for m in means]
+    lows = [m[-100:].min() for m in means]
+    expect(f"deviation {min(stds):.1f}-{max(stds):.1f}", ("Report.md", REPORT))
+    expect(f"lows of {min(lows):.1f}-{max(lows):.1f}", ("Report.md", REPORT))
+    gaps = [s["solved_at"] - f for s, f in zip(seeds, firsts, strict=True)]
+    expect(f"needs {min(gaps)}-{max(gaps)} more episodes", ("Report.md", REPORT))
+    again = _bench("bench_train_default_beside_candidate.json")
+    expect(", ".join(f"{s['wall_s']:.1f}" for s in again["seeds"]) + f" s: median {again['median_wall_s']:.1f} s",
+           ("README.md", README))
