@@ -258,3 +258,11 @@ def test_one_arm_figures():
     again = _bench("bench_train_default_beside_candidate.json")
     expect(", ".join(f"{s['wall_s']:.1f}" for s in again["seeds"]) + f" s: median {again['median_wall_s']:.1f} s",
            ("README.md", README))
+
+
+def test_width_64_reading_comes_from_the_ablation_runs():
+    runs = {r["seed"]: r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"] if r["variant"] == "width_64"}
+    solved = [runs[k]["solved_at"] for k in sorted(runs) if runs[k]["solved_at"] is not None]
+    expect(", ".join(map(str, solved[:-1])) + f" and {solved[-1]}; seed 1 averaged "
+           f"{sum(runs[1]['scores'][-100:]) / 100:.1f} over its last 100 episodes", ("Report.md", REPORT))
+    expect(f"seed 3 took {runs[3]['time_to_solve_s']:,.0f} s for {runs[3]['solved_at']} episodes", ("Report.md", REPORT))
