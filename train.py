@@ -413,7 +413,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Task
         if args.num_envs is not None:
             parser.error("--num-envs is for a Gymnasium task (--env ID); the built-in Reacher takes --agents")
         args.agents = 20 if args.agents is None else args.agents
-        task = reacher_task(args.agents) if args.resume is None else None  # a resumed run keeps its own
+        task = reacher_task(args.agents)  # its config and schedule yield to a resumed run's own
         args.max_t = EPISODE_LIMIT if args.max_t is None else args.max_t
         if args.max_t > EPISODE_LIMIT:
             parser.error(f"--max-t must be at most {EPISODE_LIMIT} (episodes end there), got {args.max_t}")

@@ -255,6 +255,11 @@ def test_one_arm_reacher_takes_its_own_settings_and_twenty_arms_the_defaults(tmp
     record = json.loads((two / "run.json").read_text())
     assert record["config"] == DDPGConfig().to_dict() and record["schedule"]["good_score"] == train_mod.GOOD_SCORE
     assert "task_why" not in record and reacher_task(20) is None
+    # a resumed one-arm run keeps its own settings and its record says why it has them
+    assert train_mod.main(["--resume", str(mine), "--episodes", "2", "--no-progress", "--quiet"]) == 0
+    record = json.loads((mine / "run.json").read_text())
+    assert record["episodes_run"] == 2 and record["config"]["lr_critic"] == 0.001
+    assert record["schedule"]["good_score"] == 30.0 and record["task_why"] == REACHER_ONE_ARM.why
 
 def test_bench_gym_summary_ranks_unsolved_runs_last_and_gives_ratios_to_ours():
     import importlib.util
