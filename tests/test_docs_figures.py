@@ -266,3 +266,16 @@ def test_width_64_reading_comes_from_the_ablation_runs():
     expect(", ".join(map(str, solved[:-1])) + f" and {solved[-1]}; seed 1 averaged "
            f"{sum(runs[1]['scores'][-100:]) / 100:.1f} over its last 100 episodes", ("Report.md", REPORT))
     expect(f"seed 3 took {runs[3]['time_to_solve_s']:,.0f} s for {runs[3]['solved_at']} episodes", ("Report.md", REPORT))
+
+
+def test_prioritized_reading_compares_with_the_readable_learner():
+    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"]
+                   if r["variant"] == "prioritized"), key=lambda r: r["seed"])
+    assert all(r["learner"] == "readable" for r in runs)
+    solved = [str(r["solved_at"]) for r in runs]
+    median = sorted(r["solved_at"] for r in runs)[len(runs) // 2]
+    expect(", ".join(solved[:-1]) + f" and {solved[-1]} (median {median})", ("Report.md", REPORT))
+    readable = _bench("bench_train_5seeds_readable.json")
+    plain = [str(s["solved_at"]) for s in readable["seeds"]]
+    expect(", ".join(plain[:-1]) + f" and {plain[-1]} (median {readable['median_solved_at']:.0f})",
+           ("Report.md", REPORT))
