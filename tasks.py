@@ -49,7 +49,6 @@ class Task:
     episodes: int = 300  # default --episodes
     scale_observations: bool = False  # map the observation Box's finite bounds onto [-1, 1]
     good_score: float | None = None  # train.py's schedule (fewer updates while good); None: off
-    good_updates: int | None = None  # updates per learning step while good (None: train.GOOD_UPDATES)
     reward_scale: float = 1.0  # rewards are multiplied by this for learning (scores stay the task's)
     observation_labels: tuple[str, ...] = ()  # names (and units) of the observation's numbers
     action_labels: tuple[str, ...] = ()  # ...and of the action's

@@ -349,9 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
                         f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
                         "off on Gymnasium tasks; 'nan' turns it off)")
-    p.add_argument("--good-updates", type=non_negative_int, default=None,
+    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"schedule: updates per learning step while the policy is good "
-                        f"(default {GOOD_UPDATES}; the one-arm Reacher's from tasks.REACHER_ONE_ARM)")
+                        f"(default {GOOD_UPDATES})")
     p.add_argument("--unity", metavar="PATH", default=None,
                    help="use the Unity binary at PATH (needs unityagents) instead of the "
                         "built-in environment")
@@ -424,8 +424,6 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Task
             args.good_score = task.good_score if task else GOOD_SCORE
         elif args.good_score is not None and args.good_score < 0:  # scores are >= 0: "never good"
             args.good_score = None
-        if args.good_updates is None:
-            args.good_updates = task.good_updates if task and task.good_updates is not None else GOOD_UPDATES
         return task
     if args.agents is not None:
         parser.error("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
@@ -436,8 +434,6 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Task
     args.episodes = task.episodes if args.episodes is None else args.episodes
     if args.good_score is _UNSET:
         args.good_score = task.good_score
-    if args.good_updates is None:
-        args.good_updates = task.good_updates if task.good_updates is not None else GOOD_UPDATES
     return task
 
 

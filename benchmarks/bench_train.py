@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"train.py's schedule: after an episode scoring at least this (mean over arms), "
                         f"make --good-updates updates per learning step; negative: off (default {GOOD_SCORE:g}; "
                         "one arm: tasks.REACHER_ONE_ARM's, off)")
-    p.add_argument("--good-updates", type=non_negative_int, default=None,
+    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"updates per learning step while good (default {GOOD_UPDATES})")
     p.add_argument("--threads", type=int, choices=(1, 2), default=2,
                    help="fast learner's threads while training (the same numbers either way; default 2)")
@@ -146,8 +146,6 @@ def main(argv: list[str] | None = None) -> int:
         args.good_score = task.good_score if task else GOOD_SCORE
     elif args.good_score < 0:
         args.good_score = None
-    if args.good_updates is None:
-        args.good_updates = task.good_updates if task and task.good_updates is not None else GOOD_UPDATES
     torch.set_num_threads(1)  # as train.py
     command = "python benchmarks/bench_train.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# {command}")
