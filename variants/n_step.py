@@ -67,23 +67,17 @@ class NStepReturns:
                 return None
             ready = (self.states[:, 0].copy(), self.actions[:, 0].copy(), self.rewards @ self.powers,
                      self.last_next, np.full(m, self.gamma ** self.n))
-            for buf in (self.states, self.actions, self.rewards):
-                buf[:, :-1] = buf[:, 1:].copy()
-            self.k -= 1
+            self._drop_oldest()
             return ready
-        out = []
-        if terminated.any():  # these agents' pending transitions all end here, with nothing to bootstrap
-            out += self._pending(terminated, next_states[terminated], bootstrap=False)
+        # Some agents terminate: their pending transitions all end here, with nothing to bootstrap.
+        out = self._pending(terminated, next_states[terminated], bootstrap=False)
         keep = ~terminated
-        if self.k == self.n and keep.any():  # the oldest transition now spans n steps
+        if self.k == self.n and keep.any():  # the others' oldest transition now spans n steps
             ret = self.rewards[keep] @ self.powers
             out.append((self.states[keep, 0], self.actions[keep, 0], ret, next_states[keep],
                         np.full(int(keep.sum()), self.gamma ** self.n)))
-            for buf in (self.states, self.actions, self.rewards):
-                buf[:, :-1] = buf[:, 1:].copy()
-            self.k -= 1
-        if terminated.any():
-            self.states, self.actions, self.rewards = self.states[keep], self.actions[keep], self.rewards[keep]
+            self._drop_oldest()
+        self.states, self.actions, self.rewards = self.states[keep], self.actions[keep], self.rewards[keep]
         self.last_next = next_states[keep]
         if not keep.any():
             self.k = 0
@@ -95,6 +89,12 @@ class NStepReturns:
         out = self._pending(np.ones(len(self.states), bool), self.last_next, bootstrap=True) if self.k else []
         self.k = 0
         return _concatenate(out)
+
+    def _drop_oldest(self) -> None:
+        """Forget each agent's oldest pending step (its n-step transition has been emitted)."""
+        for buf in (self.states, self.actions, self.rewards):
+            buf[:, :-1] = buf[:, 1:].copy()
+        self.k -= 1
 
     def _pending(self, rows: np.ndarray, last_next: np.ndarray, bootstrap: bool) -> list[Transitions]:
         """The pending transitions of ``rows``, each cut at the current step."""
