@@ -53,61 +53,45 @@ class DDPGConfig:
     noise_theta: float = 0.15  # OU noise: pull back towards 0
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
-    # Variants (off by default; each is a separate piece in variants/, run by VariantAgent).
-    exploration: str = "ou"  # "ou" | "gaussian" (action noise) | "noisy" (NoisyNet actor)
-    noisy_sigma0: float = 0.5  # NoisyNet: initial noise scale, sigma0 / sqrt(fan_in) per weight
-    replay: str = "uniform"  # "uniform" | "prioritized" (sum-tree PER, Schaul et al. 2016)
-    per_alpha: float = 0.6  # PER: priority = (|TD error| + per_eps) ** per_alpha
-    per_beta: float = 0.4  # PER: importance-weight exponent at the start...
-    per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
-    per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
-    batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
-    n_step: int = 1  # n-step returns (1: the one-step TD target above)
 
     def __post_init__(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise ValueError(f"invalid {type(self).__name__}: " + "; ".join(problems))
+
+    def problems(self) -> list[str]:
+        """What is wrong with the values, one message each ([] when nothing is)."""
         problems = [f"{name} must be >= 1, got {getattr(self, name)!r}"
                     for name in ("buffer_size", "batch_size", "learn_every", "actor_fc1",
-                                 "actor_fc2", "critic_fc1", "critic_fc2", "per_beta_updates", "n_step")
+                                 "actor_fc2", "critic_fc1", "critic_fc2")
                     if not isinstance(getattr(self, name), int) or getattr(self, name) < 1]
         problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}"
                      for name in ("learn_updates", "warmup", "grad_clip", "weight_decay",
-                                  "noise_sigma", "noise_theta", "noise_min", "lr_actor",
-                                  "lr_critic", "noisy_sigma0", "per_alpha", "per_eps")
-                     if not _is_number(getattr(self, name)) or getattr(self, name) < 0]
-        for name, allowed in (("exploration", ("ou", "gaussian", "noisy")), ("replay", ("uniform", "prioritized"))):
-            if getattr(self, name) not in allowed:
-                problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
-        if _is_number(self.per_eps) and self.per_eps <= 0:
-            problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
-        if not isinstance(self.batch_norm, bool):
-            problems.append(f"batch_norm must be true or false, got {self.batch_norm!r}")
-        for name in ("gamma", "tau", "noise_decay", "per_beta"):
+                                  "noise_sigma", "noise_theta", "noise_min", "lr_actor", "lr_critic")
+                     if not is_number(getattr(self, name)) or getattr(self, name) < 0]
+        for name in ("gamma", "tau", "noise_decay"):
             value = getattr(self, name)
-            if not _is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
+            if not is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
                 interval = "(0, 1]" if name == "tau" else "[0, 1]"
                 problems.append(f"{name} must be a number in {interval}, got {value!r}")
-        if problems:
-            raise ValueError("invalid DDPGConfig: " + "; ".join(problems))
+        return problems
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-    def variants(self) -> dict[str, Any]:
-        """The variant settings that differ from their defaults, plain DDPG ({} for plain DDPG)."""
-        return {k: getattr(self, k) for k in ("exploration", "replay", "batch_norm", "n_step")
-                if getattr(self, k) != getattr(DDPGConfig, k)}
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DDPGConfig:
         """Build a config from a dict; unknown keys are an error that lists the valid ones."""
         unknown = sorted(set(values) - {f.name for f in fields(cls)})
         if unknown:
-            raise ValueError(f"unknown config key(s) {unknown}; valid keys: "
-                             f"{[f.name for f in fields(cls)]}")
+            raise ValueError(f"unknown config key(s) {unknown}; valid keys: {[f.name for f in fields(cls)]}"
+                             + ("" if cls is not DDPGConfig else
+                                " (a variant's keys, such as replay or n_step, are variants.VariantConfig's)"))
         return cls(**values)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A finite int or float (not a bool): what JSON configs may give for a number."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
 
 
@@ -193,14 +177,12 @@ class Agent:
     ``DDPGConfig`` fields (or pass ``config=DDPGConfig(...)``).
     """
 
-    runs_variants = False  # variants.VariantAgent runs the config's variants; this class does not
+    config_class: type[DDPGConfig] = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
     def __init__(self, state_size: int, action_size: int, random_seed: int,
                  config: DDPGConfig | None = None, **overrides: Any) -> None:
-        self.config = cfg = DDPGConfig.from_dict({**(config or DDPGConfig()).to_dict(), **overrides})
-        if cfg.variants() and not self.runs_variants:
-            raise ValueError(f"{type(self).__name__} is plain DDPG; the variants {cfg.variants()} "
-                             "run on variants.VariantAgent (train.py picks it by itself)")
+        base = (config or self.config_class()).to_dict()
+        self.config = cfg = self.config_class.from_dict({**base, **overrides})
         self.state_size, self.action_size, self.seed = state_size, action_size, int(random_seed)
 
         # Actor (policy) and critic (Q-function), each with a slowly following target copy.

@@ -42,9 +42,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg_agent import Agent, DDPGConfig
+from ddpg_agent import Agent
 from ddpg_fast import FastAgent
-from variants import VariantAgent
+from variants import VariantAgent, parse_config, variants_of
 
 ACTOR_FILE = "checkpoint_actor.pth"
 CRITIC_FILE = "checkpoint_critic.pth"
@@ -380,9 +380,9 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
     architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS + NETWORK_VARIANT_KEYS
                     if k in record["config"]}
     if agent_class is None:
-        agent_class = VariantAgent if DDPGConfig(**architecture).variants() else Agent
+        agent_class = VariantAgent if variants_of(parse_config(architecture)) else Agent
     agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed,
-                        buffer_size=1024, **architecture)
+                        config=parse_config({**architecture, "buffer_size": 1024}))
     return load_checkpoints(agent, Path(run_dir) / ACTOR_FILE, Path(run_dir) / CRITIC_FILE)
 
 

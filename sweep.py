@@ -127,12 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 of every configuration (default 5)")
     p.add_argument("--episodes", type=positive_int, default=300, help="maximum episodes per run (default 300)")
     p.add_argument("--grid", type=json_object, default=None,
-                   help="JSON object of DDPGConfig keys to lists of values; every combination is a "
+                   help="JSON object of config keys (DDPGConfig's or variants.VariantConfig's) to lists of values; every combination is a "
                         "configuration, e.g. '{\"tau\": [0.01, 0.02]}'")
     p.add_argument("--variants", type=json_object, default=None,
-                   help="JSON object (or file) of named configurations: {\"name\": {DDPGConfig overrides}}")
+                   help="JSON object (or file) of named configurations: {\"name\": {config overrides}}")
     p.add_argument("--config", type=json_object, default={},
-                   help="JSON object of DDPGConfig overrides under every configuration")
+                   help="JSON object of config overrides under every configuration")
     p.add_argument("--out", default="runs/sweep", help="folder of the run folders (default runs/sweep)")
     p.add_argument("--address", default=None,
                    help="a running Ray cluster ('auto' on one of its nodes, or host:port); default: a "
@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ddpg_agent import DDPGConfig
+    from variants import parse_config
 
     argv = sys.argv[1:] if argv is None else argv
     train_args = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -162,12 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.variants is not None:
         bad = [k for k, v in args.variants.items() if not isinstance(v, dict)]
         if bad:
-            parser.error(f"--variants: {bad} must map to JSON objects of DDPGConfig overrides")
+            parser.error(f"--variants: {bad} must map to JSON objects of config overrides")
         named = list(args.variants.items())
     named = named or [("default", {})]
     for name, overrides in named:
         try:
-            DDPGConfig.from_dict({**DDPGConfig().to_dict(), **args.config, **overrides})
+            parse_config({**args.config, **overrides})
         except (TypeError, ValueError) as exc:
             parser.error(f"configuration {name!r}: {exc}")
     try:

@@ -47,7 +47,7 @@ from ddpg_fast import FastAgent
 from metrics import Metrics
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
 from tasks import DEFAULT_ENV, GymEnvironment, Task, reacher_task, task_for
-from variants import FastNStepAgent, VariantAgent
+from variants import FastNStepAgent, VariantAgent, parse_config, variants_of
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
 # quicker on a small CPU, "readable" is the code to learn DDPG from.
@@ -175,7 +175,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
         record = {
             "seed": seed,
             "learner": "fast" if isinstance(agent, FastAgent) else "readable",
-            "variants": agent.config.variants(),
+            "variants": variants_of(agent.config),
             "threads": getattr(agent, "threads", 1),
             "config": agent.config.to_dict(),
             "schedule": {"good_score": good_score, "good_updates": good_updates},
@@ -344,7 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"solve threshold of the 100-episode average (default: Reacher {rundir.SOLVE_SCORE:g}; "
                         "a Gymnasium task's from tasks.TASKS or its spec's reward_threshold)")
     p.add_argument("--config", type=json_object, default={},
-                   help="JSON object of DDPGConfig overrides, or a path to a JSON file")
+                   help="JSON object of DDPGConfig overrides (or variants.VariantConfig keys: replay, "
+                        "exploration, batch_norm, n_step, ...), or a path to a JSON file")
     p.add_argument("--good-score", type=_good_score, default=_UNSET,
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
                         f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
@@ -383,11 +384,12 @@ def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, th
     """The learner's agent; a config with variants (prioritized replay, NoisyNet, batch norm,
     n-step, Gaussian noise) gets ``variants.VariantAgent``, the readable learner with them;
     n-step returns alone run on the fast learner (``variants.FastNStepAgent``)."""
-    if config.variants():
-        if learner == "fast" and set(config.variants()) == {"n_step"}:
+    switched_on = variants_of(config)
+    if switched_on:
+        if learner == "fast" and set(switched_on) == {"n_step"}:
             return FastNStepAgent(*sizes, config=config, threads=threads)
         if learner == "fast":
-            print(f"The variants {config.variants()} run on the readable learner (variants.VariantAgent)")
+            print(f"The variants {switched_on} run on the readable learner (variants.VariantAgent)")
         return VariantAgent(*sizes, config=config)
     return FastAgent(*sizes, config=config, threads=threads) if learner == "fast" else Agent(*sizes, config=config)
 
@@ -483,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume is not None:  # learn as the run did, whatever tasks.TASKS says now
         reward_scale = record.get("reward_scale", 1.0)
     try:
-        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **(task.config if task else {}), **args.config})
+        config = parse_config({**(task.config if task else {}), **args.config})
     except (TypeError, ValueError) as exc:
         parser.error(f"--config: {exc}")
     try:

@@ -42,7 +42,7 @@ JSON_FILE, TABLE_FILE, PLOT_FILE = RESULTS / "ablation.json", RESULTS / "ablatio
 EPISODES = 300
 FIRST_MEAN = 30.0  # the table's "first reaches 30": the first episode whose mean over the arms is >= this
 
-# name: (group, DDPGConfig overrides on top of the defaults, what it tests)
+# name: (group, config overrides on top of the defaults (variants.parse_config), what it tests)
 VARIANTS: dict[str, tuple[str, dict[str, Any], str]] = {
     "default": ("reference", {}, "this repository's defaults (ddpg_agent.DDPGConfig)"),
     "course": ("reference", {"tau": 1e-3, "learn_updates": 10},

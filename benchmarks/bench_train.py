@@ -40,13 +40,14 @@ from ddpg_agent import Agent, DDPGConfig  # noqa: E402
 from rundir import git_commit, median_with_unsolved, solved_at  # noqa: E402
 from tasks import reacher_task  # noqa: E402
 from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train  # noqa: E402
+from variants import parse_config  # noqa: E402
 
 
 def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "fast",
                     threads: int = 2) -> Agent:
     """An agent whose buffer holds exactly n random transitions, after 200 updates (so
     the timed updates see warm caches and a started helper thread)."""
-    config = DDPGConfig.from_dict({**config.to_dict(), "buffer_size": n})
+    config = parse_config({**config.to_dict(), "buffer_size": n})
     agent = make_agent(learner, (33, 4, seed), config, threads)
     rng = np.random.default_rng(seed)
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="episode cap per seed (default 300)")
     p.add_argument("--agents", type=positive_int, default=20)
     p.add_argument("--config", type=json_object, default={},
-                   help="JSON object of DDPGConfig overrides")
+                   help="JSON object of config overrides, as train.py --config")
     p.add_argument("--good-score", type=float, default=None,
                    help=f"train.py's schedule: after an episode scoring at least this (mean over arms), "
                         f"make --good-updates updates per learning step; negative: off (default {GOOD_SCORE:g}; "
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     task = reacher_task(args.agents)  # as train.py: the one-arm version has its own settings
     try:
-        config = DDPGConfig.from_dict({**DDPGConfig().to_dict(), **(task.config if task else {}), **args.config})
+        config = parse_config({**(task.config if task else {}), **args.config})
     except (TypeError, ValueError) as exc:
         p.error(f"--config: {exc}")
     if args.good_score is None:

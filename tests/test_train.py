@@ -14,6 +14,7 @@ import rundir
 import train as train_mod
 from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import FakeEnv
+from variants import parse_config
 
 # Small, quick learning settings so a few dozen decisions already run updates.
 FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5,
@@ -259,7 +260,7 @@ def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     record = json.loads((out / "run.json").read_text())
     assert record["variants"] == variant and record["learner"] == learner and record["learner_updates"] > 0
     replay = rundir.agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
-    assert type(replay.actor_local) is type(train_mod.make_agent("fast", (33, 4, 0), DDPGConfig(**variant)).actor_local)
+    assert type(replay.actor_local) is type(train_mod.make_agent("fast", (33, 4, 0), parse_config(variant)).actor_local)
 
 
 def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:

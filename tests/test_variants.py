@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from ddpg_agent import Agent, DDPGConfig
-from variants import FastNStepAgent, VariantAgent
+from variants import FastNStepAgent, VariantAgent, VariantConfig, parse_config, variants_of
 from variants.batch_norm import BatchNormActor
 from variants.n_step import NStepReturns
 from variants.noisy import NoisyActor
@@ -197,15 +197,35 @@ def test_n_step_agents_store_n_step_transitions() -> None:
 # ----------------------------------------------------------------------------- config
 def test_variant_config_is_checked_and_plain_agents_refuse_variants() -> None:
     with pytest.raises(ValueError, match="replay must be one of"):
-        DDPGConfig(replay="ranked")
+        VariantConfig(replay="ranked")
     with pytest.raises(ValueError, match="n_step must be >= 1"):
-        DDPGConfig(n_step=0)
+        VariantConfig(n_step=0)
     with pytest.raises(ValueError, match="per_eps must be > 0"):
-        DDPGConfig(per_eps=0.0)
-    assert DDPGConfig().variants() == {}
-    assert DDPGConfig(replay="prioritized", n_step=2).variants() == {"replay": "prioritized", "n_step": 2}
-    with pytest.raises(ValueError, match=r"run on variants\.VariantAgent"):
+        VariantConfig(per_eps=0.0)
+    with pytest.raises(ValueError, match=r"invalid VariantConfig: tau must be"):
+        VariantConfig(tau=0)  # the plain keys are checked as DDPGConfig checks them
+    assert VariantConfig().variants() == {} and variants_of(DDPGConfig()) == {}
+    assert VariantConfig(replay="prioritized", n_step=2).variants() == {"replay": "prioritized", "n_step": 2}
+    # The readable agent's config has no variant keys at all, and says where they are.
+    assert "replay" not in DDPGConfig().to_dict()
+    with pytest.raises(ValueError, match=r"unknown config key\(s\) \['batch_norm'\].*variants\.VariantConfig"):
         Agent(33, 4, 0, batch_norm=True)
+
+
+def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
+    plain = parse_config({"tau": 0.02})
+    assert type(plain) is DDPGConfig and plain.tau == 0.02
+    # Older run records hold every variant key at plain DDPG's value: still plain DDPG.
+    assert type(parse_config({**VariantConfig().to_dict(), "tau": 0.02})) is DDPGConfig
+    on = parse_config({"n_step": 3, "tau": 0.02})
+    assert type(on) is VariantConfig and on.variants() == {"n_step": 3} and on.tau == 0.02
+    with pytest.raises(ValueError, match=r"per_alpha is set but does nothing without replay 'prioritized'"):
+        parse_config({"per_alpha": 0.7, "n_step": 3})  # would silently do nothing
+    with pytest.raises(ValueError, match=r"noisy_sigma0 is set but does nothing without exploration 'noisy'"):
+        parse_config({"noisy_sigma0": 0.3})
+    assert parse_config({"per_alpha": 0.7, "replay": "prioritized"}).per_alpha == 0.7
+    with pytest.raises(ValueError, match=r"unknown config key\(s\) \['nope'\]"):
+        parse_config({"nope": 1})
 
 
 @pytest.mark.parametrize("variant", [{"replay": "prioritized"}, {"exploration": "noisy"}, {"batch_norm": True},

@@ -31,6 +31,7 @@ from ddpg_agent import Agent, DDPGConfig
 from ddpg_fast import FastAgent
 from model import Actor, Critic
 from variants.batch_norm import BatchNormActor, BatchNormCritic
+from variants.config import VariantConfig
 from variants.gaussian import GaussianNoise
 from variants.n_step import NStepPrioritizedReplayBuffer, NStepReplayBuffer
 from variants.noisy import NoisyActor
@@ -39,9 +40,10 @@ from variants.prioritized import PrioritizedReplayBuffer
 
 class VariantAgent(Agent):
     """``Agent(state_size, action_size, random_seed, config=None, **overrides)`` running the
-    variants the config names (``DDPGConfig.variants()``)."""
+    variants the config names (``VariantConfig.variants()``)."""
 
-    runs_variants = True
+    config_class = VariantConfig
+    config: VariantConfig
 
     def __init__(self, state_size: int, action_size: int, random_seed: int,
                  config: DDPGConfig | None = None, **overrides: Any) -> None:
@@ -149,7 +151,8 @@ class FastNStepAgent(FastAgent):
     """The fast learner with n-step returns. Only what is stored changes (the row format
     carries each transition's discount), so the update is ``FastAgent``'s, at its speed."""
 
-    runs_variants = True
+    config_class = VariantConfig
+    config: VariantConfig
 
     def __init__(self, state_size: int, action_size: int, random_seed: int,
                  config: DDPGConfig | None = None, threads: int = 2, **overrides: Any) -> None:

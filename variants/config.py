@@ -1,0 +1,84 @@
+"""``VariantConfig``: ``ddpg_agent.DDPGConfig`` plus the variants' keys, and ``parse_config``.
+
+The readable agent's config holds plain DDPG only; the keys below switch on the pieces of
+this package. Every command line (``train.py``, ``sweep.py``, the benchmarks) and ``rundir``
+read a JSON config through ``parse_config``, which gives a plain ``DDPGConfig`` when no
+variant is set, so a plain run records (and reproduces) exactly the readable agent's config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ddpg_agent import DDPGConfig, is_number
+
+VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "n_step")  # what turns a variant on
+PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
+# A variant's own settings, and the switch each needs (without it, a setting does nothing).
+NEEDS = {"noisy_sigma0": ("exploration", "noisy"), **{k: ("replay", "prioritized") for k in
+                                                      ("per_alpha", "per_beta", "per_beta_updates", "per_eps")}}
+
+
+@dataclass
+class VariantConfig(DDPGConfig):
+    """DDPGConfig with the variants' settings; each default is plain DDPG."""
+
+    exploration: str = "ou"  # "ou" | "gaussian" (action noise) | "noisy" (NoisyNet actor)
+    noisy_sigma0: float = 0.5  # NoisyNet: initial noise scale, sigma0 / sqrt(fan_in) per weight
+    replay: str = "uniform"  # "uniform" | "prioritized" (sum-tree PER, Schaul et al. 2016)
+    per_alpha: float = 0.6  # PER: priority = (|TD error| + per_eps) ** per_alpha
+    per_beta: float = 0.4  # PER: importance-weight exponent at the start...
+    per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
+    per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
+    batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
+    n_step: int = 1  # n-step returns (1: the one-step TD target)
+
+    def problems(self) -> list[str]:
+        problems = super().problems()
+        problems += [f"{name} must be >= 1, got {getattr(self, name)!r}" for name in ("per_beta_updates", "n_step")
+                     if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool)
+                     or getattr(self, name) < 1]
+        problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}"
+                     for name in ("noisy_sigma0", "per_alpha", "per_eps")
+                     if not is_number(getattr(self, name)) or getattr(self, name) < 0]
+        for name, allowed in (("exploration", ("ou", "gaussian", "noisy")), ("replay", ("uniform", "prioritized"))):
+            if getattr(self, name) not in allowed:
+                problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
+        if is_number(self.per_eps) and self.per_eps <= 0:
+            problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
+        if not isinstance(self.batch_norm, bool):
+            problems.append(f"batch_norm must be true or false, got {self.batch_norm!r}")
+        if not is_number(self.per_beta) or not 0 <= self.per_beta <= 1:
+            problems.append(f"per_beta must be a number in [0, 1], got {self.per_beta!r}")
+        for name, (switch, value) in NEEDS.items():
+            if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
+                problems.append(f"{name} is set but does nothing without {switch} {value!r} "
+                                f"(got {switch} {getattr(self, switch)!r})")
+        return problems
+
+    def variants(self) -> dict[str, Any]:
+        """The switches set away from plain DDPG ({} when none is)."""
+        return {k: getattr(self, k) for k in VARIANT_SWITCHES if getattr(self, k) != getattr(VariantConfig, k)}
+
+    def plain(self) -> DDPGConfig:
+        """The same settings as a ``DDPGConfig``; an error when a variant is switched on."""
+        if self.variants():
+            raise ValueError(f"the variants {self.variants()} run on variants.VariantAgent, not plain DDPG")
+        return DDPGConfig.from_dict({name: getattr(self, name) for name in PLAIN_KEYS})
+
+
+def parse_config(values: dict[str, Any]) -> DDPGConfig:
+    """A ``DDPGConfig`` from a dict of settings, or a ``VariantConfig`` when the dict switches a
+    variant on. Unknown keys and bad values are a ValueError naming them and the valid keys.
+    Variant keys left at plain DDPG's values (older run records hold them all) are dropped."""
+    config = VariantConfig.from_dict(values)
+    return config if config.variants() else config.plain()
+
+
+def variants_of(config: DDPGConfig) -> dict[str, Any]:
+    """The variants a config switches on ({} for plain DDPG), whichever class it is."""
+    return config.variants() if isinstance(config, VariantConfig) else {}
+
+
+__all__ = ["VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
