@@ -206,13 +206,16 @@ class Agent:
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """Actions in [-1, 1] for a batch of states (n, state_size): mu(s) plus exploration noise."""
         states = np.asarray(states, dtype=np.float32)
-        with torch.no_grad():
-            actions = self.actor_local(torch.from_numpy(states.reshape(-1, self.state_size)))
-        actions = actions.numpy().astype(np.float64)
+        actions = self.policy(states.reshape(-1, self.state_size)).astype(np.float64)
         if add_noise:
             actions += self.noise.sample(len(actions))
         actions = np.clip(actions, -1.0, 1.0)
         return actions[0] if states.ndim == 1 else actions
+
+    def policy(self, states: np.ndarray) -> np.ndarray:
+        """mu(s) for a float32 batch (n, state_size), without noise."""
+        with torch.no_grad():
+            return self.actor_local(torch.from_numpy(states)).numpy()
 
     def reset(self) -> None:
         """Call at each episode start: restarts the exploration noise."""

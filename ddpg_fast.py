@@ -260,6 +260,7 @@ class FastAgent(Agent):
         self.actor_optimizer = self.critic_optimizer = None  # type: ignore[assignment]
         self._p, self._t, self._g = (_Views(x, shapes) for x in (self.flat, self.target_flat, grad))
         self._work: dict[int, dict[str, torch.Tensor]] = {}
+        self._acting: dict[int, dict[str, torch.Tensor]] = {}  # policy's buffers, by batch size
         self._helper: _HelperThread | None = None  # started by the first two-thread update
         self.threads = threads
         self.two_threads = threads == 2 and available_cpus() >= 2
@@ -367,6 +368,20 @@ class FastAgent(Agent):
         touched again (it may still be drawing a batch)."""
         if self._helper is not None and self._helper.pending:
             self._helper.finish()
+
+    def policy(self, states: np.ndarray) -> np.ndarray:
+        """``Agent.policy`` written out into preallocated buffers: bitwise the same actions in
+        about half the time (the nn.Module calls cost more than the three small products)."""
+        p, n = self._p, len(states)
+        ws = self._acting.get(n)
+        if ws is None:
+            cfg = self.config
+            ws = self._acting[n] = {"s": torch.empty(n, self.state_size), "h1": torch.empty(n, cfg.actor_fc1),
+                                    "h2": torch.empty(n, cfg.actor_fc2), "mu": torch.empty(n, self.action_size)}
+        ws["s"].numpy()[...] = states
+        h1 = _ADDMM_RELU(p.b1, ws["s"], p.w1T, out=ws["h1"])
+        h2 = _ADDMM_RELU(p.b2, h1, p.w2T, out=ws["h2"])
+        return torch.addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_().numpy()
 
     def step(self, *args: Any, **kwargs: Any) -> None:
         self._settle_helper()

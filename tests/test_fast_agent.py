@@ -89,6 +89,23 @@ def test_fifty_updates_equal_the_readable_learner(options: dict) -> None:
     assert fast.n_updates == readable.n_updates == 50
 
 
+@pytest.mark.parametrize("n", [1, 20])
+def test_written_out_policy_acts_bitwise_as_the_module(n: int) -> None:
+    """FastAgent.policy skips the nn.Module calls; from the same weights (after updates, and
+    after loading other weights in place) its actions are Agent.act's to the last bit."""
+    fast = _fast(1, actor_fc1=64, actor_fc2=32)
+    readable = Agent(33, 4, 0, buffer_size=1024, actor_fc1=64, actor_fc2=32)
+    rng = np.random.default_rng(3)
+    fast.learn_many(5)  # weights moved away from their initial values
+    for _ in range(2):
+        readable.actor_local.load_state_dict(fast.actor_local.state_dict())
+        states = rng.standard_normal((n, 33)) * 3
+        np.testing.assert_array_equal(fast.act(states, add_noise=False), readable.act(states, add_noise=False))
+        np.testing.assert_array_equal(fast.act(states[0], add_noise=False), readable.act(states[0], add_noise=False))
+        fast.actor_local.load_state_dict(Agent(33, 4, 7, actor_fc1=64, actor_fc2=32).actor_local.state_dict())
+    assert fast.act(states).shape == (n, 4) and not np.array_equal(fast.act(states), fast.act(states))  # + noise
+
+
 def test_training_steps_follow_the_readable_schedule() -> None:
     """step() stores, learns on the same schedule and draws the same batches: over a short
     stretch of steps both agents stay within float noise of each other."""
