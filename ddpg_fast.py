@@ -280,7 +280,7 @@ class FastAgent(Agent):
     # ------------------------------------------------------------ the schedule
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
         """One update on ``experiences``: the same as ``Agent.learn``."""
-        self._settle_helper()
+        self.settle()
         self._update(experiences, prefetch=False)
 
     def learn_many(self, n_updates: int) -> None:
@@ -290,7 +290,7 @@ class FastAgent(Agent):
         is added to the buffer in between and the draws come in the same order, so the
         numbers are the same.
         """
-        self._settle_helper()
+        self.settle()
         batch = self._sample() if n_updates > 0 else None
         for i in range(n_updates):
             assert batch is not None  # drawn before the loop or by the previous update
@@ -363,7 +363,7 @@ class FastAgent(Agent):
             helper.wait()
         return next_box[0] if next_box else None
 
-    def _settle_helper(self) -> None:
+    def settle(self) -> None:
         """Let a helper job left behind by Ctrl-C end before the buffer or the weights are
         touched again (it may still be drawing a batch)."""
         if self._helper is not None and self._helper.pending:
@@ -384,7 +384,7 @@ class FastAgent(Agent):
         return torch.addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_().numpy()
 
     def step(self, *args: Any, **kwargs: Any) -> None:
-        self._settle_helper()
+        self.settle()
         super().step(*args, **kwargs)
 
     # ------------------------------------------------------------- the passes

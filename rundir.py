@@ -437,7 +437,7 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
     """
     run = Path(run_dir)
     if isinstance(agent, FastAgent):
-        agent._settle_helper()  # nothing of an update may still be running
+        agent.settle()  # nothing of an update may still be running
         opt = agent.optimizer
         optimizer: dict[str, Any] = {"flat": {"exp_avg": opt.exp_avg.clone(), "exp_avg_sq": opt.exp_avg_sq.clone(),
                                               "t": opt.t}}

@@ -278,7 +278,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             stop = exc
             guard["saving"] = True
             if isinstance(agent, FastAgent):
-                agent._settle_helper()  # let a half-handed-over update end before saving
+                agent.settle()  # let a half-handed-over update end before saving
             say(f"Interrupted ({exc if isinstance(exc, Stopped) else 'SIGINT'}) after {len(rows)} complete "
                 "episodes; saving what we have.")
         finally:
