@@ -107,8 +107,8 @@ def summarise(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _fmt(value: float | None, digits: int = 0) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+def _fmt(value: float | None, digits: int = 0, unit: str = "") -> str:
+    return "-" if value is None else f"{value:.{digits}f}{unit}"
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -118,7 +118,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         span = "" if r["solved_at_range"] is None else f" ({r['solved_at_range'][0]}-{r['solved_at_range'][1]})"
         lines.append(f"| {r['variant']} | {r['what']} | {r['solved']}/{r['seeds']} | "
                      f"{_fmt(r['median_solved_at'])}{span} | {_fmt(r['median_first_mean_30'])} | "
-                     f"{_fmt(r['median_time_to_solve_s'])} s | {r['learner']} |")
+                     f"{_fmt(r['median_time_to_solve_s'], unit=' s')} | {r['learner']} |")
     return "\n".join(lines) + "\n"
 
 

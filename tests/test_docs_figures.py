@@ -279,3 +279,41 @@ def test_prioritized_reading_compares_with_the_readable_learner():
     plain = [str(s["solved_at"]) for s in readable["seeds"]]
     expect(", ".join(plain[:-1]) + f" and {plain[-1]} (median {readable['median_solved_at']:.0f})",
            ("Report.md", REPORT))
+
+
+def test_noisy_reading_compares_with_the_readable_learner():
+    import numpy as np
+
+    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"]
+                   if r["variant"] == "noisy"), key=lambda r: r["seed"])
+    assert [r["seed"] for r in runs] == [0, 1, 2, 3, 4] and all(r["learner"] == "readable" for r in runs)
+    solved = [str(r["solved_at"]) for r in runs]
+    median = sorted(r["solved_at"] for r in runs)[2]
+    firsts = sorted(int(np.flatnonzero(np.array(r["scores"]) >= 30)[0]) + 1 for r in runs)
+    expect(f"solved at {', '.join(solved[:-1])} and {solved[-1]} (median {median}); the mean first "
+           f"reached 30 at a median of episode {firsts[2]}", ("Report.md", REPORT))
+    plain = {s["seed"]: s["solved_at"] for s in _bench("bench_train_5seeds_readable.json")["seeds"]}
+    later = [r["seed"] for r in runs if r["solved_at"] > plain[r["seed"]]]
+    earlier = [r["seed"] for r in runs if r["solved_at"] < plain[r["seed"]]]
+    expect(f"later on seeds {later[0]} and {later[1]}, earlier on seed {earlier[0]}", ("Report.md", REPORT))
+    assert len(later) == 2 and len(earlier) == 1
+
+
+def test_batch_norm_reading_comes_from_the_ablation_runs():
+    import numpy as np
+
+    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"]
+                   if r["variant"] == "batch_norm"), key=lambda r: r["seed"])
+    assert [r["seed"] for r in runs] == [0, 1, 2, 3, 4]
+    assert all(r["solved_at"] is None and len(r["scores"]) == 300 for r in runs)  # "none ... within 300"
+    means = [np.array(r["scores"]) for r in runs]
+    firsts = [int(np.flatnonzero(m >= 30)[0]) + 1 if (m >= 30).any() else None for m in means]
+    assert firsts[0] is None and None not in firsts[1:]
+    expect(f"first at episodes {', '.join(map(str, firsts[1:-1]))} and {firsts[-1]} (seed 0 never does; "
+           f"its best episode is {means[0].max():.1f})", ("Report.md", REPORT))
+    best = [np.convolve(m, np.ones(100) / 100, mode="valid").max() for m in means]
+    last = [m[-100:].mean() for m in means]
+    for label, values in (("the best 100-episode averages are", best), ("the last 100 episodes average", last)):
+        expect(f"{label} {', '.join(f'{v:.1f}' for v in values[:-1])} and {values[-1]:.1f}", ("Report.md", REPORT))
+    times = [r["wall_time_s"] for r in runs]
+    expect(f"({min(times):,.0f}-{max(times):,.0f} s each", ("Report.md", REPORT))
