@@ -20,7 +20,7 @@ computes the very same update by hand over two threads; tests prove the two equa
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -54,6 +54,13 @@ class DDPGConfig:
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
 
+    # What each field must be (variants.VariantConfig adds its own fields to these).
+    COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",
+                                         "critic_fc1", "critic_fc2")  # whole numbers >= 1
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("learn_updates", "warmup", "grad_clip", "weight_decay", "noise_sigma",
+                                               "noise_theta", "noise_min", "lr_actor", "lr_critic")
+    FRACTIONS: ClassVar[tuple[str, ...]] = ("gamma", "tau", "noise_decay")  # in [0, 1]; tau > 0
+
     def __post_init__(self) -> None:
         problems = self.problems()
         if problems:
@@ -61,15 +68,12 @@ class DDPGConfig:
 
     def problems(self) -> list[str]:
         """What is wrong with the values, one message each ([] when nothing is)."""
-        problems = [f"{name} must be >= 1, got {getattr(self, name)!r}"
-                    for name in ("buffer_size", "batch_size", "learn_every", "actor_fc1",
-                                 "actor_fc2", "critic_fc1", "critic_fc2")
-                    if not isinstance(getattr(self, name), int) or getattr(self, name) < 1]
-        problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}"
-                     for name in ("learn_updates", "warmup", "grad_clip", "weight_decay",
-                                  "noise_sigma", "noise_theta", "noise_min", "lr_actor", "lr_critic")
+        problems = [f"{name} must be >= 1, got {getattr(self, name)!r}" for name in self.COUNTS
+                    if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool)
+                    or getattr(self, name) < 1]
+        problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}" for name in self.NON_NEGATIVE
                      if not is_number(getattr(self, name)) or getattr(self, name) < 0]
-        for name in ("gamma", "tau", "noise_decay"):
+        for name in self.FRACTIONS:
             value = getattr(self, name)
             if not is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
                 interval = "(0, 1]" if name == "tau" else "[0, 1]"

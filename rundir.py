@@ -379,10 +379,10 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
     record = read_record(run_dir)
     architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS + NETWORK_VARIANT_KEYS
                     if k in record["config"]}
+    config = parse_config({**architecture, "buffer_size": 1024})
     if agent_class is None:
-        agent_class = VariantAgent if variants_of(parse_config(architecture)) else Agent
-    agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed,
-                        config=parse_config({**architecture, "buffer_size": 1024}))
+        agent_class = VariantAgent if variants_of(config) else Agent
+    agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed, config=config)
     return load_checkpoints(agent, Path(run_dir) / ACTOR_FILE, Path(run_dir) / CRITIC_FILE)
 
 

@@ -127,8 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 of every configuration (default 5)")
     p.add_argument("--episodes", type=positive_int, default=300, help="maximum episodes per run (default 300)")
     p.add_argument("--grid", type=json_object, default=None,
-                   help="JSON object of config keys (DDPGConfig's or variants.VariantConfig's) to lists of values; every combination is a "
-                        "configuration, e.g. '{\"tau\": [0.01, 0.02]}'")
+                   help="JSON object of config keys (DDPGConfig's or variants.VariantConfig's) to lists of "
+                        "values; every combination is a configuration, e.g. '{\"tau\": [0.01, 0.02]}'")
     p.add_argument("--variants", type=json_object, default=None,
                    help="JSON object (or file) of named configurations: {\"name\": {config overrides}}")
     p.add_argument("--config", type=json_object, default={},

@@ -34,14 +34,12 @@ class VariantConfig(DDPGConfig):
     batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
     n_step: int = 1  # n-step returns (1: the one-step TD target)
 
+    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "n_step")
+    NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps")
+    FRACTIONS = (*DDPGConfig.FRACTIONS, "per_beta")
+
     def problems(self) -> list[str]:
         problems = super().problems()
-        problems += [f"{name} must be >= 1, got {getattr(self, name)!r}" for name in ("per_beta_updates", "n_step")
-                     if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool)
-                     or getattr(self, name) < 1]
-        problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}"
-                     for name in ("noisy_sigma0", "per_alpha", "per_eps")
-                     if not is_number(getattr(self, name)) or getattr(self, name) < 0]
         for name, allowed in (("exploration", ("ou", "gaussian", "noisy")), ("replay", ("uniform", "prioritized"))):
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
@@ -49,8 +47,6 @@ class VariantConfig(DDPGConfig):
             problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
         if not isinstance(self.batch_norm, bool):
             problems.append(f"batch_norm must be true or false, got {self.batch_norm!r}")
-        if not is_number(self.per_beta) or not 0 <= self.per_beta <= 1:
-            problems.append(f"per_beta must be a number in [0, 1], got {self.per_beta!r}")
         for name, (switch, value) in NEEDS.items():
             if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "
