@@ -317,3 +317,70 @@ def test_batch_norm_reading_comes_from_the_ablation_runs():
         expect(f"{label} {', '.join(f'{v:.1f}' for v in values[:-1])} and {values[-1]:.1f}", ("Report.md", REPORT))
     times = [r["wall_time_s"] for r in runs]
     expect(f"({min(times):,.0f}-{max(times):,.0f} s each", ("Report.md", REPORT))
+
+
+def _median_updates(bench: dict) -> int:
+    return sorted(s["updates"] for s in bench["seeds"])[len(bench["seeds"]) // 2]
+
+
+def test_pause_schedule_figures():
+    """Report.md's table of the default against pausing learning while good (alone, and with
+    3-step returns), one sitting, and README.md's row and reading, from the three result files."""
+    default = _bench("bench_train_default_72cc5de.json")
+    pause = _bench("bench_train_good_updates0.json")
+    n_step = _bench("bench_train_n_step3_good_updates0.json")
+    assert [b["schedule"]["good_updates"] for b in (default, pause, n_step)] == [10, 0, 0]
+    assert [b["config"].get("n_step", 1) for b in (default, pause, n_step)] == [1, 1, 3]
+    assert default["git_commit"] == pause["git_commit"] == n_step["git_commit"]
+    for bench in (default, pause, n_step):
+        seeds = bench["seeds"]
+        assert [s["seed"] for s in seeds] == [0, 1, 2, 3, 4] and bench["n_solved"] == 5
+        expect(", ".join(str(s["solved_at"]) for s in seeds) + f": median {bench['median_solved_at']:.0f}",
+               ("Report.md", REPORT))
+        expect(", ".join(f"{s['updates']:,}" for s in seeds) + f": median {_median_updates(bench):,}",
+               ("Report.md", REPORT))
+        expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: median {bench['median_wall_s']:.1f} s",
+               ("Report.md", REPORT))
+    pairs = list(zip(default["seeds"], pause["seeds"], strict=True))
+    later = [p["solved_at"] - d["solved_at"] for d, p in pairs]
+    faster = [d["wall_s"] - p["wall_s"] for d, p in pairs]
+    assert min(later) > 0 and min(faster) > 0  # "later on every seed, and faster on every seed"
+    reading = f"{min(later)}-{max(later)} episodes later and {min(faster):.1f}-{max(faster):.1f} s sooner on every seed"
+    expect(reading, ("README.md", README), ("Report.md", REPORT))
+    expect(f"median {pause['median_wall_s']:.1f} s against the default's {default['median_wall_s']:.1f} s",
+           ("README.md", README))
+    expect(f"with {100 * (1 - _median_updates(pause) / _median_updates(default)):.0f}% fewer updates at the median",
+           ("Report.md", REPORT))
+    expect(f"median {n_step['median_wall_s']:.1f} s, {100 * (1 - n_step['median_wall_s'] / default['median_wall_s']):.0f}% "
+           "less than the default", ("Report.md", REPORT))
+    earlier = sum(n["solved_at"] < d["solved_at"] for d, n in zip(default["seeds"], n_step["seeds"], strict=True))
+    expect(f"solved earlier on {earlier} of the 5 seeds", ("Report.md", REPORT))
+    other = {name: [s["seconds"]["other"] for s in b["seeds"]] for name, b in (("n", n_step), ("d", default))}
+    expect(f"{min(other['n']):.1f}-{max(other['n']):.1f} s per seed against "
+           f"{min(other['d']):.1f}-{max(other['d']):.1f} s)", ("Report.md", REPORT))
+    # The default re-run follows the earlier sitting's episodes, score for score; only acting got cheaper.
+    before = _bench("bench_train_default_beside_candidate.json")
+    for now, then in zip(default["seeds"], before["seeds"], strict=True):
+        assert now["episode_means"] == then["episode_means"]
+    acting = [[s["seconds"]["acting"] for s in b["seeds"]] for b in (default, before)]
+    expect(f"acting took {min(acting[0]):.1f}-{max(acting[0]):.1f} s per seed against "
+           f"{min(acting[1]):.1f}-{max(acting[1]):.1f} s there", ("Report.md", REPORT))
+
+
+def test_second_core_figures():
+    """Report.md's reading of bench_cores.py's three runs."""
+    text = (RESULTS / "bench_cores.txt").read_text()
+    products = re.findall(r"one process ([\d.]+) us per product; .* speed-up ([\d.]+)", text)
+    overlap = re.findall(r"(\d+) decisions with acting (\d+) ms, \d+ updates (\d+) ms; .* two threads \d+ ms "
+                         r"\(gain ([\d.]+)\), in two processes \d+ ms \(gain ([\d.]+)\)", text)
+    assert len(products) == len(overlap) == 3, "bench_cores.txt should hold three runs"
+    doc = ("Report.md", REPORT)
+    expect("speed-up of " + ", ".join(p[1] for p in products[:-1]) + f" and {products[-1][1]}", doc)
+    alone = [float(p[0]) for p in products]
+    expect(f"alone took {min(alone):.1f}-{max(alone):.1f} us", doc)
+    plays, learns = [int(o[1]) for o in overlap], [int(o[2]) for o in overlap]
+    expect(f"decisions take {min(plays)}-{max(plays)} ms and the updates {min(learns)}-{max(learns)} ms", doc)
+    shares = [round(100 * p / (p + u)) for p, u in zip(plays, learns, strict=True)]
+    expect(f"hide the decisions: {min(shares)}-{max(shares)}% of the stretch", doc)
+    expect("the gain was " + ", ".join(o[3] for o in overlap[:-1]) + f" and {overlap[-1][3]}", doc)
+    expect("it was " + ", ".join(o[4] for o in overlap[:-1]) + f" and {overlap[-1][4]}", doc)
