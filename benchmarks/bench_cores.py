@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_train import warmed_up_agent  # noqa: E402
+from cli import positive_int  # noqa: E402
 from ddpg_agent import DDPGConfig  # noqa: E402
 from ddpg_fast import FastAgent, available_cpus  # noqa: E402
 from reacher import ReacherEnvironment  # noqa: E402
@@ -159,9 +160,9 @@ def overlap(repeats: int, decisions: int, updates: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=15, help="timed blocks per figure (default 15)")
-    parser.add_argument("--decisions", type=int, default=200, help="decisions per overlap block (default 200)")
-    parser.add_argument("--updates", type=int, default=200,
+    parser.add_argument("--repeats", type=positive_int, default=15, help="timed blocks per figure (default 15)")
+    parser.add_argument("--decisions", type=positive_int, default=200, help="decisions per overlap block (default 200)")
+    parser.add_argument("--updates", type=positive_int, default=200,
                         help="updates per overlap block (default 200: a full-learning episode's ratio)")
     args = parser.parse_args()
     if available_cpus() < 2:
