@@ -1,11 +1,11 @@
 """Benchmark: what a second core adds to this project's work on this machine.
 
-    .venv/bin/python benchmarks/bench_cores.py [--repeats 5]
+    .venv/bin/python benchmarks/bench_cores.py [--repeats 15] [--decisions 200] [--updates 200]
 
 A run spends most of its time in the learner's matrix products, the rest stepping the
 environment and acting (``bench_train.py`` prints the split). Two ways to use a second core
 are worth building only if the machine's cores really run such work side by side, so this
-measures that first, each figure the median of ``--repeats`` timed blocks (15):
+measures that first, each figure the median of ``--repeats`` timed blocks:
 
 1. products: the update's largest matrix product (256x132 @ 132x128, float32, one torch
    thread) in one process alone, then in two processes at once, one pinned to each CPU.
