@@ -57,6 +57,18 @@ def _bench(name: str) -> dict:
     return json.loads((RESULTS / name).read_text())
 
 
+def _median_updates(bench: dict) -> int:
+    return sorted(s["updates"] for s in bench["seeds"])[len(bench["seeds"]) // 2]
+
+
+def _expect_seed_rows(bench: dict) -> None:
+    """A 5-seed table's three rows in Report.md: solved-at, learner updates, wall-clock."""
+    seeds, report = bench["seeds"], ("Report.md", REPORT)
+    expect(", ".join(str(s["solved_at"]) for s in seeds) + f": median {bench['median_solved_at']:.0f}", report)
+    expect(", ".join(f"{s['updates']:,}" for s in seeds) + f": median {_median_updates(bench):,}", report)
+    expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: median {bench['median_wall_s']:.1f} s", report)
+
+
 def test_five_seed_figures():
     bench = _bench("bench_train_5seeds.json")
     assert bench["learner"] == "fast"
@@ -209,20 +221,14 @@ def test_speed_candidate_figures():
     assert candidate["config"]["n_step"] == 3 and candidate["schedule"]["good_updates"] == 5
     assert default["config"]["n_step"] == 1 and default["schedule"]["good_updates"] == 10
     for bench in (default, candidate):
-        seeds = bench["seeds"]
-        updates = sorted(s["updates"] for s in seeds)[len(seeds) // 2]
-        expect(", ".join(str(s["solved_at"]) for s in seeds) + f": median {bench['median_solved_at']:.0f}",
-               ("Report.md", REPORT))
-        expect(", ".join(f"{s['updates']:,}" for s in seeds) + f": median {updates:,}", ("Report.md", REPORT))
-        expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: median {bench['median_wall_s']:.1f} s",
-               ("Report.md", REPORT))
+        _expect_seed_rows(bench)
     pairs = list(zip(default["seeds"], candidate["seeds"], strict=True))
     saved = [d["seconds"]["learning"] - c["seconds"]["learning"] for d, c in pairs]
     extra = [c["seconds"]["other"] - d["seconds"]["other"] for d, c in pairs]
     expect(f"saves {min(saved):.1f}-{max(saved):.1f} s per seed", ("Report.md", REPORT))
     expect(f"costs {min(extra):.1f}-{max(extra):.1f} s more per seed", ("Report.md", REPORT))
     assert all(c["solved_at"] <= d["solved_at"] for d, c in pairs)  # "as early or earlier on every seed"
-    medians = [sorted(s["updates"] for s in b["seeds"])[2] for b in (default, candidate)]
+    medians = [_median_updates(b) for b in (default, candidate)]
     expect(f"with {100 * (1 - medians[1] / medians[0]):.0f}% fewer updates", ("Report.md", REPORT))
     learning = [s["seconds"]["learning"] for s in candidate["seeds"]]
     expect(f"learning alone takes {min(learning):.1f}-{max(learning):.1f} s", ("Report.md", REPORT))
@@ -319,10 +325,6 @@ def test_batch_norm_reading_comes_from_the_ablation_runs():
     expect(f"({min(times):,.0f}-{max(times):,.0f} s each", ("Report.md", REPORT))
 
 
-def _median_updates(bench: dict) -> int:
-    return sorted(s["updates"] for s in bench["seeds"])[len(bench["seeds"]) // 2]
-
-
 def test_pause_schedule_figures():
     """Report.md's table of the default against pausing learning while good (alone, and with
     3-step returns), one sitting, and README.md's row and reading, from the three result files."""
@@ -333,14 +335,8 @@ def test_pause_schedule_figures():
     assert [b["config"].get("n_step", 1) for b in (default, pause, n_step)] == [1, 1, 3]
     assert default["git_commit"] == pause["git_commit"] == n_step["git_commit"]
     for bench in (default, pause, n_step):
-        seeds = bench["seeds"]
-        assert [s["seed"] for s in seeds] == [0, 1, 2, 3, 4] and bench["n_solved"] == 5
-        expect(", ".join(str(s["solved_at"]) for s in seeds) + f": median {bench['median_solved_at']:.0f}",
-               ("Report.md", REPORT))
-        expect(", ".join(f"{s['updates']:,}" for s in seeds) + f": median {_median_updates(bench):,}",
-               ("Report.md", REPORT))
-        expect(", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: median {bench['median_wall_s']:.1f} s",
-               ("Report.md", REPORT))
+        assert [s["seed"] for s in bench["seeds"]] == [0, 1, 2, 3, 4] and bench["n_solved"] == 5
+        _expect_seed_rows(bench)
     pairs = list(zip(default["seeds"], pause["seeds"], strict=True))
     later = [p["solved_at"] - d["solved_at"] for d, p in pairs]
     faster = [d["wall_s"] - p["wall_s"] for d, p in pairs]
@@ -355,9 +351,9 @@ def test_pause_schedule_figures():
            "less than the default", ("Report.md", REPORT))
     earlier = sum(n["solved_at"] < d["solved_at"] for d, n in zip(default["seeds"], n_step["seeds"], strict=True))
     expect(f"solved earlier on {earlier} of the 5 seeds", ("Report.md", REPORT))
-    other = {name: [s["seconds"]["other"] for s in b["seeds"]] for name, b in (("n", n_step), ("d", default))}
-    expect(f"{min(other['n']):.1f}-{max(other['n']):.1f} s per seed against "
-           f"{min(other['d']):.1f}-{max(other['d']):.1f} s)", ("Report.md", REPORT))
+    other_n, other_d = ([s["seconds"]["other"] for s in b["seeds"]] for b in (n_step, default))
+    expect(f"{min(other_n):.1f}-{max(other_n):.1f} s per seed against {min(other_d):.1f}-{max(other_d):.1f} s)",
+           ("Report.md", REPORT))
     # The default re-run follows the earlier sitting's episodes, score for score; only acting got cheaper.
     before = _bench("bench_train_default_beside_candidate.json")
     for now, then in zip(default["seeds"], before["seeds"], strict=True):
