@@ -196,9 +196,11 @@ class Agent:
         self.critic_target = Critic(state_size, action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2)
         self.actor_target.load_state_dict(self.actor_local.state_dict())
         self.critic_target.load_state_dict(self.critic_local.state_dict())
-        self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor)
+        # fused: one kernel per step, whose square root is IEEE-exact on every CPU (the unfused
+        # step's goes through MKL, which rounds it differently on AMD and Intel CPUs).
+        self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
         self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
-                                                 weight_decay=cfg.weight_decay)
+                                                 weight_decay=cfg.weight_decay, fused=True)
 
         self.noise = OUNoise(action_size, self.seed, cfg.noise_theta, cfg.noise_sigma,
                              cfg.noise_decay, cfg.noise_min)

@@ -99,8 +99,10 @@ class FlatAdam:
         g, tmp = self.grad, self._tmp
         self.exp_avg.lerp_(g, 1.0 - self.beta1)
         self.exp_avg_sq.mul_(self.beta2).addcmul_(g, g, value=1.0 - self.beta2)
-        # p -= lr * (m / bc1) / (sqrt(v / bc2) + eps), rearranged to use one buffer.
-        torch.sqrt(self.exp_avg_sq, out=tmp)
+        # p -= lr * (m / bc1) / (sqrt(v / bc2) + eps), rearranged to use one buffer. numpy's
+        # square root is IEEE-exact on every CPU; torch.sqrt goes through MKL, which rounds it
+        # differently on AMD and Intel CPUs.
+        np.sqrt(self.exp_avg_sq.numpy(), out=tmp.numpy())
         tmp.add_(self.eps * sqrt_bc2)
         torch.div(self.exp_avg, tmp, out=tmp)
         tmp.mul_(self.lr)

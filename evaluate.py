@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+import reproducible
 import rundir
 from cli import non_negative_int, positive_int
 from tasks import DEFAULT_ENV, open_environment
@@ -64,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="arms (default 20), or copies of the run's Gymnasium task (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="environment seed (default 0)")
     p.add_argument("--out", default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
+    p.add_argument("--reproducible", action="store_true",
+                   help="pin the math libraries' code paths, so the scores are the same on any x86-64 CPU with AVX2 "
+                        "(reproducible.py; without it they reproduce on the same machine only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -74,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out} is a file; expected a folder")
     try:
+        reproducible.ensure(args.reproducible, command_line=argv is None)
+    except reproducible.NotPinned as exc:
+        parser.error(str(exc))
+    try:
         agent = load_agent(args.actor, args.critic, seed=0, run=args.run)
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
@@ -83,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.agents = 20 if env_id == DEFAULT_ENV else 1
     scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id)
     summary = {"source": str(source), "environment": env_id, "agents": args.agents, "seed": args.seed,
-               **summarise(scores)}
+               **summarise(scores), "machine": reproducible.machine()}
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

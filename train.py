@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+import reproducible
 import rundir
 import value_maps
 from cli import json_object, non_negative_int, positive_int
@@ -155,7 +156,8 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
                leave=False)
     say = log or (lambda msg: tqdm.write(msg))
     # Fixed for the run: asked once (git runs in a subprocess), not at every save.
-    provenance = {"versions": rundir.versions(), "git_commit": rundir.git_commit()} if out_dir is not None else {}
+    provenance = {"versions": rundir.versions(), "machine": reproducible.machine(),
+                  "git_commit": rundir.git_commit()} if out_dir is not None else {}
     metrics = None
     if out_dir is not None or tensorboard_dir is not None:
         earlier = rundir.read_metrics(out_dir)[:len(rows)] if resume and out_dir is not None else []
@@ -177,6 +179,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "learner": "fast" if isinstance(agent, FastAgent) else "readable",
             "variants": variants_of(agent.config),
             "threads": getattr(agent, "threads", 1),
+            "reproducible": reproducible.active(),
             "config": agent.config.to_dict(),
             "schedule": {"good_score": good_score, "good_updates": good_updates},
             "reward_scale": reward_scale,
@@ -365,6 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tensorboard", metavar="DIR", default=None,
                    help="also write the per-episode metrics (scores, losses, mean Q, exploration, updates/s; "
                         "always in metrics.csv) as TensorBoard event files into DIR: tensorboard --logdir DIR")
+    p.add_argument("--reproducible", action="store_true",
+                   help="pin the math libraries' code paths (AVX2) and thread counts, so the same seed gives the "
+                        "same scores on any x86-64 CPU with AVX2 (reproducible.py; the program restarts itself "
+                        "pinned); without it a run reproduces only on the machine that made it")
     p.add_argument("--quiet", action="store_true", help="no per-episode lines")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     return p
@@ -452,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume is not None:
         fixed = sorted(given & {"--seed", "--config", "--learner", "--agents", "--max-t", "--unity", "--out",
                                 "--good-score", "--good-updates", "--threads", "--force", "--env", "--num-envs",
-                                "--target"})
+                                "--target", "--reproducible"})
         if fixed:
             parser.error(f"--resume continues a run with its own settings; leave out {', '.join(fixed)}")
         try:
@@ -477,9 +484,14 @@ def main(argv: list[str] | None = None) -> int:
         args.good_score = schedule.get("good_score")
         args.good_updates = schedule.get("good_updates", GOOD_UPDATES)
         args.config = record["config"]
+        args.reproducible = bool(record.get("reproducible", False))
         if "--save-buffer" not in given:
             args.save_buffer = bool(record.get("save_buffer", False))
         extra["resumed"] = [*record.get("resumed", []), {"command": command}]
+    try:
+        reproducible.ensure(args.reproducible, command_line=argv is None)
+    except reproducible.NotPinned as exc:
+        parser.error(str(exc))
     task = _settings(parser, args)
     reward_scale = 1.0 if task is None else task.reward_scale
     if args.resume is not None:  # learn as the run did, whatever tasks.TASKS says now

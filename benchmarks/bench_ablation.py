@@ -33,6 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import reproducible  # noqa: E402
 import rundir  # noqa: E402
 from cli import positive_int  # noqa: E402
 from sweep import Trial, run_sweep  # noqa: E402
@@ -162,7 +163,7 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
 def write_outputs(runs: list[dict[str, Any]], command: str) -> list[dict[str, Any]]:
     rows = summarise(runs)
     rundir.write_json(JSON_FILE, {"command": command, "episodes_cap": EPISODES, "platform": platform.platform(),
-                                  "cpus_per_run": 1, "runs_at_once": 2, "summary": rows, "runs": runs})
+                                  "machine": reproducible.machine(), "cpus_per_run": 1, "runs_at_once": 2, "summary": rows, "runs": runs})
     TABLE_FILE.write_text(table(rows))
     plot(runs, PLOT_FILE)
     return rows

@@ -45,6 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import reproducible  # noqa: E402
 from cli import positive_int  # noqa: E402
 from rundir import git_commit, median_with_unsolved, versions  # noqa: E402
 
@@ -313,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "command": "python benchmarks/bench_gym.py " + " ".join(argv), "git_commit": git_commit(),
         "versions": {**versions(), "stable_baselines3": sb3_version},
-        "platform": platform.platform(), "cpu_count": os.cpu_count(), "jobs": args.jobs, "cap_s": args.cap_s,
+        "platform": platform.platform(), "machine": reproducible.machine(),
+        "cpu_count": os.cpu_count(), "jobs": args.jobs, "cap_s": args.cap_s,
         "window": WINDOW, "tasks": {t: BENCH_TASKS[t] for t in args.tasks}, "zoo": {t: ZOO[t] for t in args.tasks},
         "elapsed_s": round(time.time() - started, 1), "summary": table, "runs": runs,
     }

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import reproducible  # noqa: E402
 from cli import json_object, non_negative_int, positive_int  # noqa: E402
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
 from rundir import git_commit, median_with_unsolved, solved_at  # noqa: E402
@@ -137,7 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show-curve", action="store_true",
                    help="also print each seed's mean score every 5 episodes")
     p.add_argument("--json", default=None, help="also write all figures to this JSON file")
+    p.add_argument("--reproducible", action="store_true",
+                   help="train as train.py --reproducible does: the math libraries pinned to their AVX2 paths")
     args = p.parse_args(argv)
+    try:
+        reproducible.ensure(args.reproducible, command_line=argv is None)
+    except reproducible.NotPinned as exc:
+        p.error(str(exc))
     task = reacher_task(args.agents)  # as train.py: the one-arm version has its own settings
     try:
         config = parse_config({**(task.config if task else {}), **args.config})
@@ -153,12 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# arms {args.agents}  settings: {'tasks.REACHER_ONE_ARM' if task else 'DDPGConfig defaults'}  "
           f"schedule: good score {args.good_score}, good updates {args.good_updates}")
     print(f"# learner {args.learner}  config overrides: {json.dumps(args.config)}  commit {git_commit()}  "
-          f"torch {torch.__version__}  {platform.processor() or platform.machine()} "
-          f"cpus {os.cpu_count()}")
+          f"torch {torch.__version__}  {reproducible.cpu_model()}  cpus {os.cpu_count()}  "
+          f"kernels {torch.backends.cpu.get_cpu_capability()}  reproducible {reproducible.active()}")
     report: dict = {"command": command, "learner": args.learner, "config": config.to_dict(),
                     "schedule": {"good_score": args.good_score, "good_updates": args.good_updates},
                     "agents": args.agents,
-                    "threads": args.threads, "git_commit": git_commit()}
+                    "threads": args.threads, "git_commit": git_commit(), "reproducible": reproducible.active(),
+                    "machine": reproducible.machine()}
 
     if not args.updates_only:
         results = []

@@ -47,7 +47,10 @@ def test_deterministic_cells_are_output_checked_and_have_reference_outputs(noteb
     assert "Number of agents: 20" in joined
     assert "Size of each action: 4" in joined
     assert "There are 20 agents. Each observes a state with length: 33" in joined
-    assert "Total score (averaged over agents) this episode:" in joined
+    # Random play's score is not checked: it is the same on every CPU with FMA, and another on
+    # one without (the maths library's sin and cos round otherwise); tests/test_environment.py
+    # bounds it instead.
+    assert "Total score (averaged over agents) this episode:" not in joined
     for cell in checked:  # a checked cell with no stored output would check nothing
         assert cell["outputs"], cell["source"]
 

@@ -64,9 +64,9 @@ class VariantAgent(Agent):
             self.critic_target = critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
             self.actor_target.load_state_dict(self.actor_local.state_dict())
             self.critic_target.load_state_dict(self.critic_local.state_dict())
-            self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor)
+            self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
             self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
-                                                     weight_decay=cfg.weight_decay)
+                                                     weight_decay=cfg.weight_decay, fused=True)
         # The targets only ever evaluate: batch norm's running statistics, NoisyNet's mean weights.
         self.actor_target.eval()
         self.critic_target.eval()

@@ -1,0 +1,94 @@
+"""Reproducible mode (reproducible.py, train.py --reproducible) and the machine record."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import evaluate
+import reproducible
+import train as train_mod
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# `python train.py --reproducible --episodes 2 --seed 0` (20 arms, the defaults): each arm's
+# score in episodes 1 and 2, as scores.csv writes them. Learning starts inside episode 1, so
+# both episodes depend on the learner's rounding as well as the environment's.
+GOLDEN_SCORES = [
+    ["0.1300", "0.2300", "0.3300", "0.5200", "1.1300", "0.1600", "0.4500", "0.4000", "0.6200", "0.6200",
+     "0.6400", "0.3000", "0.1200", "0.0300", "0.0000", "0.0400", "0.3900", "0.1600", "0.7400", "0.4000"],
+    ["0.1600", "0.7200", "0.1100", "1.4700", "1.3500", "0.3500", "1.6600", "1.0800", "0.6600", "1.1700",
+     "2.1600", "0.0000", "0.4600", "0.9900", "1.4900", "0.2500", "1.1600", "1.3300", "0.0000", "1.2100"],
+]
+
+def _unpinned_environment() -> dict[str, str]:
+    """This environment without any pin, so a child process starts as a user's would."""
+    return {k: v for k, v in os.environ.items() if k not in reproducible.PINS and k != reproducible.MARKER}
+
+
+@pytest.mark.skipif(not reproducible.cpu_has_avx2(), reason="reproducible mode needs a CPU with AVX2")
+def test_a_reproducible_run_gives_the_committed_scores_on_any_cpu(tmp_path) -> None:
+    """Valid on every x86-64 CPU with AVX2, by design: the mode pins every library's code path
+    and thread count, so this run's scores are the same bits wherever it runs (checked on an
+    AMD EPYC with AVX-512 and on the same machine emulating an Intel Haswell, where the
+    unpinned run differs from episode 1; see reproducible.py).
+    Without the pins this comparison would hold on one machine only. The program restarts
+    itself pinned, so the child starts from an unpinned environment, as a user's shell is."""
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "train.py", "--reproducible", "--episodes", "2", "--seed", "0", "--out", str(out),
+                    "--quiet", "--no-progress"], cwd=ROOT, env=_unpinned_environment(), check=True,
+                   capture_output=True, timeout=300)
+    rows = list(csv.reader(open(out / "scores.csv")))
+    assert [row[1:] for row in rows[1:]] == GOLDEN_SCORES
+    record = json.loads((out / "run.json").read_text())
+    assert record["reproducible"] is True
+    machine = record["machine"]
+    assert machine["reproducible"] is True and machine["torch_cpu_capability"] == "AVX2"
+    assert machine["mkl_cbwr"] == "COMPATIBLE" and machine["numba_target"] == "generic"
+    assert "X86_V4" not in machine["numpy_simd"]
+    assert machine["torch_threads"] == 1
+
+
+def test_pinning_after_the_libraries_loaded_is_refused() -> None:
+    """This test process loaded torch and numpy unpinned: too late to pin, and it says so."""
+    assert not reproducible.active()
+    with pytest.raises(reproducible.NotPinned, match=r"must be set before numpy, torch.*restart"):
+        reproducible.pin()
+    with pytest.raises(reproducible.NotPinned, match="--reproducible needs the math libraries pinned"):
+        reproducible.ensure(True, command_line=False)
+    reproducible.ensure(False, command_line=False)  # not asked: nothing to do
+
+
+@pytest.mark.parametrize("main", [train_mod.main, evaluate.main], ids=["train.py", "evaluate.py"])
+def test_reproducible_in_a_process_that_cannot_restart_is_a_clear_error(main, capsys, tmp_path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--reproducible", "--out", str(tmp_path / "out")])
+    assert exc.value.code == 2
+    assert "--reproducible needs the math libraries pinned before they load" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not reproducible.cpu_has_avx2(), reason="reproducible mode needs a CPU with AVX2")
+def test_pin_first_then_every_library_runs_the_pinned_path() -> None:
+    """What a notebook's first cell does: pin, then import."""
+    code = ("import reproducible; reproducible.pin()\n"
+            "import numpy, torch, numba\nfrom reacher import physics\n"
+            "import json; print(json.dumps(reproducible.machine()))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_unpinned_environment(), check=True,
+                          capture_output=True, text=True, timeout=120)
+    machine = json.loads(done.stdout.strip().splitlines()[-1])
+    assert machine["reproducible"] is True and machine["torch_cpu_capability"] == "AVX2"
+    assert machine["numba_target"] == "generic" and "X86_V4" not in machine["numpy_simd"]
+
+
+def test_the_machine_record_names_what_decides_the_rounding() -> None:
+    machine = reproducible.machine()
+    assert set(machine) >= {"cpu", "cpu_count", "torch_cpu_capability", "blas", "mkl_cbwr", "torch_threads",
+                            "torch_interop_threads", "numpy_simd", "numba_target", "reproducible"}
+    assert machine["cpu"] and machine["torch_cpu_capability"] in {"DEFAULT", "AVX2", "AVX512", "SVE256", "ZVECTOR"}
+    assert machine["reproducible"] is False and machine["mkl_cbwr"] == os.environ.get("MKL_CBWR")
