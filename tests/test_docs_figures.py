@@ -380,3 +380,20 @@ def test_second_core_figures():
     expect(f"hide the decisions: {min(shares)}-{max(shares)}% of the stretch", doc)
     expect("the gain was " + ", ".join(o[3] for o in overlap[:-1]) + f" and {overlap[-1][3]}", doc)
     expect("it was " + ", ".join(o[4] for o in overlap[:-1]) + f" and {overlap[-1][4]}", doc)
+
+
+def test_what_reproduces_where():
+    """The two machines' seed-0 runs and 5-seed medians, and the cross-CPU check of --reproducible."""
+    first, second = _bench("bench_train_5seeds.json"), _bench("bench_train_5seeds_73a33ce_second_machine.json")
+    readme, report = ("README.md", README), ("Report.md", REPORT)
+    for bench in (first, second):
+        solved = ", ".join(str(s["solved_at"]) for s in bench["seeds"])
+        expect(f"{solved} (median **{bench['median_solved_at']:.0f}**)", readme)
+        expect(f"{solved} on the", report)
+        expect(f"median {bench['median_solved_at']:.0f}", report)
+    expect(f"at episode **{first['seeds'][0]['solved_at']}** on the CPU that made", readme)
+    expect(f"at **{second['seeds'][0]['solved_at']}** on a second machine", readme)
+    assert json.loads((ROOT / "checkpoint_run.json").read_text())["solved_at_episode"] == first["seeds"][0]["solved_at"]
+    check = (RESULTS / "reproducible_cross_cpu.txt").read_text()
+    assert "--reproducible: scores identical True, weights bitwise identical True" in check
+    assert "default:        scores identical False, weights bitwise identical False" in check

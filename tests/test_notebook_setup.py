@@ -101,3 +101,12 @@ def test_text_agrees_with_the_random_play_output(notebook):
     text = "".join("".join(o.get("text", "")) for o in _outputs(notebook))
     score = float(text.split("Total score (averaged over agents) this episode:")[1].split()[0])
     assert 0.1 <= score <= 0.2
+
+
+def test_reproducible_mode_is_one_switch_set_before_the_libraries_load(notebook):
+    """REACHER_REPRODUCIBLE=1 pins the math libraries (reproducible.pin) in the first code cell,
+    before numpy and torch are imported; the saved record says whether it was on."""
+    code = "\n".join(_code(notebook))
+    assert code.index("reproducible.pin()") < code.index("import numpy") < code.index("import torch")
+    assert 'os.environ.get("REACHER_REPRODUCIBLE") == "1"' in code
+    assert "'reproducible': reproducible.active(), 'machine': reproducible.machine()" in code
