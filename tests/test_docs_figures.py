@@ -397,3 +397,27 @@ def test_what_reproduces_where():
     check = (RESULTS / "reproducible_cross_cpu.txt").read_text()
     assert "--reproducible: scores identical True, weights bitwise identical True" in check
     assert "default:        scores identical False, weights bitwise identical False" in check
+
+
+def test_reproducible_mode_cost_figures():
+    """The default and --reproducible over seeds 0-4 in one sitting, as README.md quotes them."""
+    default = _bench("bench_train_default_d38f0cf.json")
+    pinned = _bench("bench_train_reproducible_d38f0cf.json")
+    assert default["reproducible"] is False and pinned["reproducible"] is True
+    assert pinned["machine"]["torch_cpu_capability"] == "AVX2" and default["machine"]["cpu"] == pinned["machine"]["cpu"]
+    readme = ("README.md", README)
+    for mode, bench in (("default", default), ("`--reproducible`", pinned)):
+        seeds = bench["seeds"]
+        expect(f"| {mode} | " + ", ".join(str(s["solved_at"]) for s in seeds)
+               + f": median {bench['median_solved_at']:.0f}, {bench['n_solved']}/5 solved | "
+               + ", ".join(f"{s['wall_s']:.1f}" for s in seeds) + f" s: median {bench['median_wall_s']:.1f} s | "
+               + f"{bench['learner_updates_per_s']:.0f} / {bench['learner_1_thread_updates_per_s']:.0f} |", readme)
+    expect(f"{pinned['median_wall_s'] / default['median_wall_s'] - 1:.0%} more wall-clock to solve and "
+           f"{1 - pinned['learner_updates_per_s'] / default['learner_updates_per_s']:.0%} fewer updates per second", readme)
+    second = _bench("bench_train_5seeds_73a33ce_second_machine.json")
+    expect(f"(median {default['median_solved_at']:.0f} against {second['median_solved_at']:.0f} on the same machine)", readme)
+    report = ("Report.md", REPORT)
+    for bench in (default, pinned):
+        expect(", ".join(str(s["solved_at"]) for s in bench["seeds"]) + f" (median {bench['median_solved_at']:.0f})", report)
+        expect(f"median of {bench['median_wall_s']:.1f} s", report)
+    expect(f"{pinned['learner_updates_per_s']:.0f} updates/s against {default['learner_updates_per_s']:.0f}", report)
