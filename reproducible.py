@@ -46,7 +46,8 @@ import sys
 from typing import Any, NoReturn
 
 SWITCH = "--reproducible"
-MARKER = "REACHER_REPRODUCIBLE"  # set by relaunch() and pin(): this process was started pinned
+MARKER = "REACHER_REPRODUCIBLE"  # set by relaunch() and pin(); the notebook's switch reads it
+_RELAUNCHED = "REACHER_REPRODUCIBLE_RELAUNCHED"  # set by relaunch(): a second relaunch would loop
 PINS: dict[str, str] = {
     "MKL_CBWR": "COMPATIBLE",
     "ATEN_CPU_CAPABILITY": "avx2",
@@ -96,7 +97,8 @@ def relaunch() -> NoReturn:
     set: how a command-line program honours --reproducible once it has parsed its options."""
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, **PINS, MARKER: "1"})
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]],
+              {**os.environ, **PINS, MARKER: "1", _RELAUNCHED: "1"})
 
 
 def ensure(requested: bool, command_line: bool) -> None:
@@ -105,8 +107,9 @@ def ensure(requested: bool, command_line: bool) -> None:
     in-process call (a test calling ``main(argv)``) cannot relaunch and raises NotPinned."""
     if not requested or active():
         return
-    if os.environ.get(MARKER) == "1":  # relaunched, yet not in effect: say why
+    if os.environ.get(_RELAUNCHED) == "1" or not cpu_has_avx2():  # a relaunch cannot help: say why
         check()
+        raise NotPinned(f"the pins did not take effect: one of {sorted(PINS)} is set otherwise")
     if command_line:
         relaunch()
     raise NotPinned(f"{SWITCH} needs the math libraries pinned before they load: run the command as its "
