@@ -6,12 +6,20 @@
     .venv/bin/python benchmarks/bench_train.py --learner readable   # the plain-autograd agent
     .venv/bin/python benchmarks/bench_train.py --config '{"n_step": 3}' --good-updates 5   # a candidate
     .venv/bin/python benchmarks/bench_train.py --agents 1 --max-episodes 500   # one arm (tasks.REACHER_ONE_ARM)
+    .venv/bin/python benchmarks/bench_train.py --seeds 0-19 --skip-updates --json sweep.json   # a distribution
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
-average of the per-episode mean over agents is >= 30, so E >= 100) and the wall-clock
-time of ``train()`` until it stopped, split into stepping the environment, acting,
-learning and the rest (storing transitions, the loop); then the medians (an unsolved seed counts as
-worse than any solved one) and how many seeds solved. The learner figure is the median
+average of the per-episode mean over agents is >= 30, so E >= 100), the first episode whose
+mean reached 30, and the wall-clock time of ``train()`` until it stopped, split into stepping
+the environment, acting, learning and the rest (storing transitions, the loop); then the
+distribution over the seeds (an unsolved seed counts as worse than any solved one): how many
+solved, the median, 90th percentile (nearest rank) and worst solved-at episode, and the
+medians of the learner updates and the wall-clock to solve and of the first episode at 30.
+With --json the results file is rewritten after every seed; run the same command again
+after a stop and it continues with the seeds not yet in the file (other settings are refused).
+Episode counts do not depend on --threads or on other load (the two-thread learner is
+bitwise its one-thread self), so distributions may run beside other work; wall-clock
+comparisons need a quiet machine, in one sitting. The learner figure is the median
 of 5 timed blocks of 1,000 updates (``Agent.learn_many``, what training runs) on a filled
 buffer (batch 256, 128-128 networks unless --config says otherwise), for the chosen
 learner and, for the fast one, the same learner on one thread.
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -37,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 import reproducible  # noqa: E402
 from cli import json_object, non_negative_int, positive_int  # noqa: E402
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
-from rundir import git_commit, median_with_unsolved, solved_at  # noqa: E402
+from rundir import SOLVE_SCORE, git_commit, median_with_unsolved, solved_at, write_json  # noqa: E402
 from tasks import reacher_task  # noqa: E402
 from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train  # noqa: E402
 from variants import parse_config  # noqa: E402
@@ -105,17 +114,75 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
         env.close()
     seconds["other"] = wall - sum(seconds.values())
     means = scores.mean(axis=1)
+    reached = np.flatnonzero(means >= SOLVE_SCORE)
     return {"seed": seed, "solved_at": solved_at(means), "episodes": len(scores),
+            "first_30": int(reached[0]) + 1 if reached.size else None,
             "wall_s": round(wall, 1), "updates": agent.n_updates,
             "final_avg100": round(float(means[-100:].mean()), 2),
             "seconds": {k: round(v, 1) for k, v in seconds.items()},
             "episode_means": [round(float(m), 3) for m in means]}
 
 
+def seed_list(text: str) -> list[int]:
+    """--seeds: a count N (N seeds from --first-seed on, as before), or seeds and inclusive
+    ranges separated by commas: '0-19', '0,3,7', '0-4,10'."""
+    expected = "expected a count (5) or seeds and ranges such as '0-19' or '0,3,7-9'"
+    text = text.strip()
+    if text.isdigit():
+        if int(text) < 1:
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        return []  # a count: main() turns it into seeds from --first-seed
+    seeds: list[int] = []
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and (not high.isdigit() or int(high) < int(low))):
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        seeds += range(int(low), int(high or low) + 1)
+    if len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"a seed is listed twice in {text!r}")
+    return seeds
+
+
+def rank_with_unsolved(values: list[float | None], q: float) -> float | None:
+    """The nearest-rank q-quantile (0 < q <= 1) over runs, an unsolved run (None) ranking
+    worse than every solved one; None when that rank is an unsolved run."""
+    ranked = sorted(values, key=lambda v: (v is None, v if v is not None else 0.0))
+    return ranked[max(math.ceil(q * len(ranked)), 1) - 1]
+
+
+def distribution(results: list[dict]) -> dict[str, Any]:
+    """What a sweep of seeds says: how many solved, where the solved-at episodes fall (the
+    median, the 90th percentile, the worst), and the medians of the updates and the
+    wall-clock to solve and of the first episode whose mean reached 30."""
+    solved = [r["solved_at"] for r in results]
+    return {
+        "n_seeds": len(results), "n_solved": sum(e is not None for e in solved),
+        "median_solved_at": median_with_unsolved(solved), "p90_solved_at": rank_with_unsolved(solved, 0.9),
+        "worst_solved_at": rank_with_unsolved(solved, 1.0),
+        "median_updates": median_with_unsolved([r["updates"] if r["solved_at"] is not None else None for r in results]),
+        "median_wall_s": median_with_unsolved([r["wall_s"] if r["solved_at"] is not None else None for r in results]),
+        "median_first_30": median_with_unsolved([r.get("first_30") for r in results]),
+    }
+
+
+def _same_settings(report: dict, earlier: dict) -> list[str]:
+    """The settings in which a results file differs from this run (so it cannot continue it)."""
+    keys = ("learner", "config", "schedule", "agents", "max_episodes", "reproducible")
+    return [k for k in keys if report.get(k) != earlier.get(k)]
+
+
+def _seed_line(r: dict, cap: int) -> str:
+    solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {cap})"
+    return (f"seed {r['seed']}: solved at episode {solved}  wall {r['wall_s']:.1f}s  updates {r['updates']}  "
+            f"final avg100 {r['final_avg100']:.2f}  first mean >= 30 at episode {r.get('first_30') or '-'}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 (default 5)")
+    p.add_argument("--seeds", default="5",
+                   help="a count N: N seeds from --first-seed on (default 5: seeds 0-4); or seeds and ranges, "
+                        "'0-19', '0,3,7-9'")
     p.add_argument("--first-seed", type=non_negative_int, default=0, help="first seed (default 0)")
     p.add_argument("--learner", choices=sorted(LEARNERS), default="fast",
                    help="which learner trains (default fast, as train.py)")
@@ -140,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reproducible", action="store_true",
                    help="train as train.py --reproducible does: the math libraries pinned to their AVX2 paths")
     args = p.parse_args(argv)
+    args.seeds_text = args.seeds
+    try:
+        args.seeds = seed_list(args.seeds)
+    except argparse.ArgumentTypeError as exc:
+        p.error(f"--seeds: {exc}")
     try:
         reproducible.ensure(args.reproducible, command_line=argv is None)
     except reproducible.NotPinned as exc:
@@ -168,35 +240,52 @@ def main(argv: list[str] | None = None) -> int:
                     "machine": reproducible.machine()}
 
     if not args.updates_only:
-        results = []
-        for seed in range(args.first_seed, args.first_seed + args.seeds):
+        seeds = args.seeds or list(range(args.first_seed, args.first_seed + int(args.seeds_text)))
+        report["max_episodes"] = args.max_episodes
+        results: list[dict] = []
+        if args.json and Path(args.json).is_file():  # a sweep stopped earlier: continue it
+            earlier = json.loads(Path(args.json).read_text())
+            differ = _same_settings(report, earlier)
+            if differ:
+                p.error(f"--json {args.json} holds seeds run with other settings ({', '.join(differ)}); "
+                        "give another file to start a new sweep")
+            results = [r for r in earlier.get("seeds", []) if r["seed"] in seeds]
+            if results:
+                print(f"# continuing {args.json}: seeds {[r['seed'] for r in results]} already run")
+        for seed in (s for s in seeds if s not in {r["seed"] for r in results}):
             r = run_seed(seed, config, args.max_episodes, args.agents, args.learner,
                          args.good_score, args.good_updates, args.threads)
             if r["solved_at"] is None and r["episodes"] < args.max_episodes:
                 # train() ends a run early only when solved, or when Ctrl-C / SIGTERM stops it
-                print(f"seed {seed} was stopped by a signal after {r['episodes']} episodes; "
-                      "nothing written", file=sys.stderr)
+                print(f"seed {seed} was stopped by a signal after {r['episodes']} episodes; not written "
+                      f"(the seeds before it are{' in ' + args.json if args.json else ' not kept without --json'})",
+                      file=sys.stderr)
                 return 130
             results.append(r)
-            solved = r["solved_at"] if r["solved_at"] is not None else f"unsolved (cap {args.max_episodes})"
-            print(f"seed {seed}: solved at episode {solved}  wall {r['wall_s']:.1f}s  "
-                  f"updates {r['updates']}  final avg100 {r['final_avg100']:.2f}", flush=True)
+            print(_seed_line(r, args.max_episodes), flush=True)
             print("  time: " + ", ".join(f"{k} {v:.1f}s ({v / r['wall_s']:.0%})" for k, v in r["seconds"].items()),
                   flush=True)
             if args.show_curve:
                 m = r["episode_means"]
                 print("  mean score at episodes 5, 10, ...: "
                       + " ".join(f"{m[i]:.1f}" for i in range(4, len(m), 5)), flush=True)
-        n_solved = sum(r["solved_at"] is not None for r in results)
-        med_ep = median_with_unsolved([r["solved_at"] for r in results])
-        med_wall = median_with_unsolved(
-            [r["wall_s"] if r["solved_at"] is not None else None for r in results])
-        print(f"median solved-at episode: {med_ep if med_ep is not None else 'unsolved'}")
-        print(f"median wall-clock to solve: "
-              f"{f'{med_wall:.1f}s' if med_wall is not None else 'unsolved'}")
-        print(f"solved: {n_solved}/{len(results)}")
-        report.update(seeds=results, median_solved_at=med_ep, median_wall_s=med_wall,
-                      n_solved=n_solved)
+            results.sort(key=lambda x: seeds.index(x["seed"]))
+            report.update(seeds=results, **distribution(results))
+            if args.json:  # seed by seed, so that a stopped sweep continues where it stopped
+                Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+                write_json(args.json, report)
+        summary = distribution(results)
+        report.update(seeds=results, **summary)
+        unsolved = "unsolved"
+        for name, key in (("median", "median_solved_at"), ("90th percentile", "p90_solved_at"),
+                          ("worst", "worst_solved_at")):
+            value = summary[key]
+            print(f"{name} solved-at episode: {value if value is not None else unsolved}")
+        med_wall, med_updates, first = summary["median_wall_s"], summary["median_updates"], summary["median_first_30"]
+        print(f"median wall-clock to solve: {f'{med_wall:.1f}s' if med_wall is not None else unsolved}")
+        print(f"median learner updates to solve: {f'{med_updates:,.0f}' if med_updates is not None else unsolved}")
+        print(f"median first episode with a mean of 30: {first if first is not None else 'never'}")
+        print(f"solved: {summary['n_solved']}/{len(results)}")
 
     if not args.skip_updates:
         # The chosen learner; the fast one also on one thread, for comparison (the two give
@@ -212,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             report.update({f"{key}_updates_per_s": rate, f"{key}_blocks": rates})
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+        write_json(args.json, report)
     return 0
 
 

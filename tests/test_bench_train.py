@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,3 +24,72 @@ def test_a_stopped_seed_ends_the_benchmark_without_writing(tmp_path, monkeypatch
     assert bench_train.main(["--skip-updates", "--max-episodes", "50", "--json", str(out)]) == 130
     assert not out.exists()
     assert "seed 0 was stopped by a signal after 7 episodes" in capsys.readouterr().err
+
+
+def _bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import bench_train
+
+    return bench_train
+
+
+def _fake_run(solved: dict[int, int | None], ran: list[int], stop_at: int | None = None):
+    """run_seed's stand-in: seed -> solved-at episode (None: unsolved at the cap); records the
+    seeds it ran; ``stop_at``'s run is cut short, as Ctrl-C does."""
+    def run(seed, config, max_episodes, *args, **kwargs):
+        ran.append(seed)
+        if seed == stop_at:
+            return {"seed": seed, "solved_at": None, "episodes": 3, "wall_s": 1.0, "updates": 0,
+                    "final_avg100": 0.0, "seconds": {}, "episode_means": [], "first_30": None}
+        at = solved[seed]
+        return {"seed": seed, "solved_at": at, "episodes": at or max_episodes, "wall_s": float(at or 999),
+                "updates": 1000 * (at or max_episodes), "final_avg100": 30.0,
+                "seconds": {"learning": 1.0}, "episode_means": [], "first_30": (at - 40) if at else None}
+    return run
+
+
+def test_seeds_take_counts_lists_and_ranges(monkeypatch, capsys) -> None:
+    bench_train = _bench(monkeypatch)
+    assert bench_train.seed_list("0-3,7,9-10") == [0, 1, 2, 3, 7, 9, 10]
+    assert bench_train.seed_list("5") == []  # a count: seeds from --first-seed on
+    for bad in ("0-", "3-1", "a", "1,1", "0"):
+        with pytest.raises(SystemExit) as exc:
+            bench_train.main(["--seeds", bad, "--skip-updates"])
+        assert exc.value.code == 2
+    assert "expected a count (5) or seeds and ranges" in capsys.readouterr().err
+
+
+def test_the_distribution_ranks_unsolved_runs_last(monkeypatch) -> None:
+    bench_train = _bench(monkeypatch)
+    runs = [{"solved_at": e, "updates": 10 * (e or 0), "wall_s": float(e or 0), "first_30": e and e - 30}
+            for e in [101, 140, 99, None, 120, 110, 105, 100, 130, 102]]
+    d = bench_train.distribution(runs)
+    assert d["n_solved"] == 9 and d["n_seeds"] == 10
+    assert d["median_solved_at"] == 107.5 and d["p90_solved_at"] == 140 and d["worst_solved_at"] is None
+    assert d["median_updates"] == 1075 and d["median_first_30"] == 77.5
+    assert bench_train.rank_with_unsolved([3, 1, 2], 0.9) == 3 and bench_train.rank_with_unsolved([5], 0.5) == 5
+
+
+def test_a_stopped_sweep_keeps_its_seeds_and_continues_where_it_stopped(tmp_path, monkeypatch, capsys) -> None:
+    bench_train = _bench(monkeypatch)
+    out = tmp_path / "sweep.json"
+    solved = {0: 110, 1: 101, 2: None, 3: 125}
+    ran: list[int] = []
+    monkeypatch.setattr(bench_train, "run_seed", _fake_run(solved, ran, stop_at=2))
+    args = ["--seeds", "0-3", "--skip-updates", "--max-episodes", "200", "--json", str(out)]
+    assert bench_train.main(args) == 130
+    kept = json.loads(out.read_text())
+    assert [r["seed"] for r in kept["seeds"]] == [0, 1] and kept["median_solved_at"] == 105.5
+    monkeypatch.setattr(bench_train, "run_seed", _fake_run(solved, ran))
+    assert bench_train.main(args) == 0
+    assert ran == [0, 1, 2, 2, 3]  # seeds 0 and 1 were not run again
+    done = json.loads(out.read_text())
+    assert [r["seed"] for r in done["seeds"]] == [0, 1, 2, 3]
+    assert done["n_solved"] == 3 and done["worst_solved_at"] is None and done["p90_solved_at"] is None
+    text = capsys.readouterr().out
+    assert "continuing" in text and "90th percentile solved-at episode: unsolved" in text
+    assert "first mean >= 30 at episode 70" in text
+    # Other settings cannot continue this file.
+    with pytest.raises(SystemExit) as exc:
+        bench_train.main([*args, "--good-updates", "0"])
+    assert exc.value.code == 2 and "other settings (schedule)" in capsys.readouterr().err
