@@ -40,6 +40,7 @@ differ from the first episode (tests/test_reproducible.py holds the scores).
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import sys
@@ -146,6 +147,7 @@ def active() -> bool:
     return True
 
 
+@functools.cache
 def cpu_has_avx2() -> bool:
     """Whether the CPU has AVX2 and FMA (Linux: /proc/cpuinfo; elsewhere assumed)."""
     try:
@@ -156,6 +158,7 @@ def cpu_has_avx2() -> bool:
     return flags is None or {"avx2", "fma"} <= set(flags)
 
 
+@functools.cache
 def cpu_model() -> str:
     """The CPU's model name as the OS reports it."""
     try:

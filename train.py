@@ -158,6 +158,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     # Fixed for the run: asked once (git runs in a subprocess), not at every save.
     provenance = {"versions": rundir.versions(), "machine": reproducible.machine(),
                   "git_commit": rundir.git_commit()} if out_dir is not None else {}
+    pinned = reproducible.active()
     metrics = None
     if out_dir is not None or tensorboard_dir is not None:
         earlier = rundir.read_metrics(out_dir)[:len(rows)] if resume and out_dir is not None else []
@@ -179,7 +180,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             "learner": "fast" if isinstance(agent, FastAgent) else "readable",
             "variants": variants_of(agent.config),
             "threads": getattr(agent, "threads", 1),
-            "reproducible": reproducible.active(),
+            "reproducible": pinned,
             "config": agent.config.to_dict(),
             "schedule": {"good_score": good_score, "good_updates": good_updates},
             "reward_scale": reward_scale,

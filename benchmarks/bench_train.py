@@ -123,15 +123,15 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
             "episode_means": [round(float(m), 3) for m in means]}
 
 
-def seed_list(text: str) -> list[int]:
-    """--seeds: a count N (N seeds from --first-seed on, as before), or seeds and inclusive
-    ranges separated by commas: '0-19', '0,3,7', '0-4,10'."""
+def seed_list(text: str, first_seed: int = 0) -> list[int]:
+    """--seeds: a count N (N seeds from ``first_seed`` on, as before), or seeds and inclusive
+    ranges separated by commas: '0-19', '0,3,7', '0-4,10'. Raises ArgumentTypeError."""
     expected = "expected a count (5) or seeds and ranges such as '0-19' or '0,3,7-9'"
     text = text.strip()
     if text.isdigit():
         if int(text) < 1:
             raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
-        return []  # a count: main() turns it into seeds from --first-seed
+        return list(range(first_seed, first_seed + int(text)))
     seeds: list[int] = []
     for part in text.split(","):
         low, dash, high = part.strip().partition("-")
@@ -207,9 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reproducible", action="store_true",
                    help="train as train.py --reproducible does: the math libraries pinned to their AVX2 paths")
     args = p.parse_args(argv)
-    args.seeds_text = args.seeds
     try:
-        args.seeds = seed_list(args.seeds)
+        seeds = seed_list(args.seeds, args.first_seed)
     except argparse.ArgumentTypeError as exc:
         p.error(f"--seeds: {exc}")
     try:
@@ -240,7 +239,6 @@ def main(argv: list[str] | None = None) -> int:
                     "machine": reproducible.machine()}
 
     if not args.updates_only:
-        seeds = args.seeds or list(range(args.first_seed, args.first_seed + int(args.seeds_text)))
         report["max_episodes"] = args.max_episodes
         results: list[dict] = []
         if args.json and Path(args.json).is_file():  # a sweep stopped earlier: continue it
@@ -270,10 +268,9 @@ def main(argv: list[str] | None = None) -> int:
                 print("  mean score at episodes 5, 10, ...: "
                       + " ".join(f"{m[i]:.1f}" for i in range(4, len(m), 5)), flush=True)
             results.sort(key=lambda x: seeds.index(x["seed"]))
-            report.update(seeds=results, **distribution(results))
             if args.json:  # seed by seed, so that a stopped sweep continues where it stopped
                 Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-                write_json(args.json, report)
+                write_json(args.json, {**report, "seeds": results, **distribution(results)})
         summary = distribution(results)
         report.update(seeds=results, **summary)
         unsolved = "unsolved"

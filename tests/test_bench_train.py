@@ -51,7 +51,7 @@ def _fake_run(solved: dict[int, int | None], ran: list[int], stop_at: int | None
 def test_seeds_take_counts_lists_and_ranges(monkeypatch, capsys) -> None:
     bench_train = _bench(monkeypatch)
     assert bench_train.seed_list("0-3,7,9-10") == [0, 1, 2, 3, 7, 9, 10]
-    assert bench_train.seed_list("5") == []  # a count: seeds from --first-seed on
+    assert bench_train.seed_list("5") == [0, 1, 2, 3, 4] and bench_train.seed_list("2", 7) == [7, 8]
     for bad in ("0-", "3-1", "a", "1,1", "0"):
         with pytest.raises(SystemExit) as exc:
             bench_train.main(["--seeds", bad, "--skip-updates"])

@@ -59,10 +59,6 @@ def _fast(threads: int = 2, **options: object) -> FastAgent:
     return agent
 
 
-def _readable(**options: object) -> Agent:
-    return fill(Agent(33, 4, 0, **{"buffer_size": 10_000, "batch_size": 64, **options}))
-
-
 def _relative_error(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(torch.linalg.vector_norm(a - b) / torch.linalg.vector_norm(b))
 
@@ -256,7 +252,7 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
     beta1, beta2 = 0.9, 0.999
     lr = torch.full_like(fast.flat, cfg.lr_critic)
     lr[:fast.n_actor] = cfg.lr_actor
-    compared, clipped = 0, 0
+    clipped = 0
     for k in range(10 * n_states):
         batch = readable.memory.sample()
         if k % 10 != 1:  # the readable learner walks on; every tenth state is compared
@@ -303,10 +299,8 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
             probe.config = dataclasses.replace(cfg, grad_clip=0.0)
             probe.learn(batch)
             clipped += float(norm(torch.cat([p.grad.reshape(-1) for p in probe.critic_local.parameters()]))) > cfg.grad_clip
-        compared += 1
-    assert compared == n_states
     if cfg.grad_clip == 2e-4:  # on this data the critic's gradient norm stays about 4x above it
-        assert clipped > compared // 2
+        assert clipped > n_states // 2
 
 
 @pytest.mark.parametrize("n", [1, 20])
