@@ -53,10 +53,11 @@ class DDPGConfig:
     noise_theta: float = 0.15  # OU noise: pull back towards 0
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
+    n_step: int = 1  # learn from n-step returns (1: the one-step TD target)
 
     # What each field must be (variants.VariantConfig adds its own fields to these).
     COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",
-                                         "critic_fc1", "critic_fc2")  # whole numbers >= 1
+                                         "critic_fc1", "critic_fc2", "n_step")  # whole numbers >= 1
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("learn_updates", "warmup", "grad_clip", "weight_decay", "noise_sigma",
                                                "noise_theta", "noise_min", "lr_actor", "lr_critic")
     FRACTIONS: ClassVar[tuple[str, ...]] = ("gamma", "tau", "noise_decay")  # in [0, 1]; tau > 0
@@ -90,7 +91,7 @@ class DDPGConfig:
         if unknown:
             raise ValueError(f"unknown config key(s) {unknown}; valid keys: {[f.name for f in fields(cls)]}"
                              + ("" if cls is not DDPGConfig else
-                                " (a variant's keys, such as replay or n_step, are variants.VariantConfig's)"))
+                                " (a variant's keys, such as replay or batch_norm, are variants.VariantConfig's)"))
         return cls(**values)
 
 
@@ -145,6 +146,55 @@ class ReplayBuffer:
     def split(self, rows: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Views of a block of rows as (states, actions, rewards, next_states, discounts)."""
         return tuple(rows[:, lo:hi] for lo, hi in self.columns.values())
+
+
+class NStepReturns:
+    """Each arm's transitions, stored n steps late with the rewards in between summed:
+
+        (s_t, a_t, r_t + gamma r_t+1 + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n)
+
+    so the target y = R + gamma^n Q'(s_t+n, mu'(s_t+n)) brings a reward n steps back per
+    update. An arm reaching a terminal state stores its pending steps with discount 0; at a
+    time limit (``end_episode``) they bootstrap from the last state. n = 1 is one-step DDPG.
+    """
+
+    def __init__(self, n: int, gamma: float) -> None:
+        self.n, self.gamma = n, gamma
+        self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # pending (s, a, r), oldest first
+        self.last_states = np.empty(0)  # the state each arm reached last
+
+    def push(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
+             terminated: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+        """One step of the arms in their episode (an arm that terminated leaves: one row fewer
+        next time); returns the transitions now complete."""
+        if self.steps and len(states) != len(self.last_states):
+            raise ValueError(f"n-step returns: got {len(states)} transitions, expected {len(self.last_states)} "
+                             "(one per arm still in its episode; the agent's reset() ends an episode)")
+        self.steps.append((np.asarray(states), np.asarray(actions), np.asarray(rewards, np.float64).reshape(-1)))
+        self.last_states = np.asarray(next_states)
+        ready = terminated | (len(self.steps) == self.n)
+        out = [self.transitions(ready, 0, terminated)] if ready.any() else []
+        out += [self.transitions(terminated, j, terminated) for j in range(1, len(self.steps)) if terminated.any()]
+        if len(self.steps) == self.n:
+            self.steps.pop(0)
+        if terminated.any():
+            self.steps = [tuple(x[~terminated] for x in step) for step in self.steps if not terminated.all()]  # type: ignore[misc]
+            self.last_states = self.last_states[~terminated]
+        return out
+
+    def end_episode(self) -> list[tuple[np.ndarray, ...]]:
+        """The episode ended at a time limit: every pending step bootstraps from the last state."""
+        every, none = np.ones(len(self.last_states), bool), np.zeros(len(self.last_states), bool)
+        out = [self.transitions(every, j, none) for j in range(len(self.steps))]
+        self.steps = []
+        return out
+
+    def transitions(self, rows: np.ndarray, j: int, terminated: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Pending step ``j`` of the ``rows`` as (s, a, R, s', discount), summed to the last step."""
+        states, actions, _ = self.steps[j]
+        returns = np.stack([r[rows] for _, _, r in self.steps[j:]], axis=1) @ self.gamma ** np.arange(len(self.steps) - j)
+        discounts = np.where(terminated[rows], 0.0, self.gamma ** (len(self.steps) - j))
+        return states[rows], actions[rows], returns, self.last_states[rows], discounts
 
 
 class OUNoise:
@@ -205,6 +255,7 @@ class Agent:
         self.noise = OUNoise(action_size, self.seed, cfg.noise_theta, cfg.noise_sigma,
                              cfg.noise_decay, cfg.noise_min)
         self.memory = ReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed)
+        self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
         self.t_step = 0  # environment steps seen
         self.n_updates = 0  # learning updates made
@@ -224,8 +275,11 @@ class Agent:
             return self.actor_local(torch.from_numpy(states)).numpy()
 
     def reset(self) -> None:
-        """Call at each episode start: restarts the exploration noise."""
+        """Call at each episode start: stores the last episode's pending n-step transitions
+        (cut at its time limit) and restarts the exploration noise."""
         self.noise.reset()
+        for transitions in self.returns.end_episode():
+            self.memory.add(*transitions)
 
     def exploration_scale(self) -> float:
         """The action noise's size now (sigma times the decaying scale), for the metrics."""
@@ -239,8 +293,8 @@ class Agent:
         "done" is the 1000-decision time limit, so the training loop passes none.
         """
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
-        discounts = self.config.gamma * (~terminated)
-        self.memory.add(states, actions, rewards, next_states, discounts)
+        for transitions in self.returns.push(states, actions, rewards, next_states, terminated):
+            self.memory.add(*transitions)  # n steps late: (s, a, n-step return, s', gamma^n or 0)
         self.t_step += 1
         if self.t_step % self.config.learn_every == 0 and len(self.memory) >= max(self.config.warmup, 1):
             self.learn_many(self.learn_updates)
@@ -296,4 +350,4 @@ class Agent:
                 target.lerp_(local, tau)
 
 
-__all__ = ["Agent", "DDPGConfig", "OUNoise", "ReplayBuffer"]
+__all__ = ["Agent", "DDPGConfig", "NStepReturns", "OUNoise", "ReplayBuffer"]

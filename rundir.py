@@ -452,8 +452,10 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
         "noise": {"state": torch.from_numpy(agent.noise.state.copy()), "scale": agent.noise.scale,
                   "rng": agent.noise.rng.bit_generator.state},
         "agent": {"t_step": agent.t_step, "n_updates": agent.n_updates, "learn_updates": agent.learn_updates},
+        "n_step": {"steps": [[torch.from_numpy(np.array(x)) for x in step] for step in agent.returns.steps],
+                   "last_states": torch.from_numpy(np.array(agent.returns.last_states))},  # stored next episode
         "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
-                   "saved": save_buffer,  # a variant's own part: priorities, pending n-step returns
+                   "saved": save_buffer,  # a variant's own part: priorities
                    "extra": memory.extra_state() if hasattr(memory, "extra_state") else None},
         "random": {"torch": torch.get_rng_state(), "numpy": {**numpy_global, "state": {
             k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in numpy_global["state"].items()}},
@@ -468,6 +470,15 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
         atomic_write(run / BUFFER_FILE, lambda fh: torch.save(
             {"rows": data, "capacity": memory.capacity, "t_step": agent.t_step}, fh))
     atomic_write(run / STATE_FILE, lambda fh: torch.save(state, fh))
+
+
+def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
+    """Pending n-step steps as runs before n-step returns joined ``ddpg_agent`` saved them
+    (arrays of agents x steps, in the buffer's part); none for a one-step run."""
+    if saved is None:
+        return {"steps": [], "last_states": torch.zeros(0)}
+    return {"steps": [[saved[name][:, j] for name in ("states", "actions", "rewards")] for j in range(saved["k"])],
+            "last_states": saved["last_next"]}
 
 
 def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[str, Any]:
@@ -514,8 +525,12 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
                              f"the run's agent has {memory.capacity} x {memory.data.shape[1]}")
         memory.data[:len(rows)] = rows
         memory.pos, memory.size = buffer["pos"], buffer["size"]
-    if buffer.get("extra") is not None:
-        memory.load_extra_state(buffer["extra"], rows_restored=exact)
+    extra = dict(buffer.get("extra") or {})
+    pending = state.get("n_step") or _old_n_step(extra.pop("n_step", None))
+    agent.returns.steps = [tuple(x.numpy().copy() for x in step) for step in pending["steps"]]
+    agent.returns.last_states = pending["last_states"].numpy().copy()
+    if extra:
+        memory.load_extra_state(extra, rows_restored=exact)
     random = state["random"]
     torch.set_rng_state(random["torch"])
     numpy_state = random["numpy"]

@@ -48,7 +48,7 @@ from ddpg_fast import FastAgent
 from metrics import Metrics
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
 from tasks import DEFAULT_ENV, GymEnvironment, Task, reacher_task, task_for
-from variants import FastNStepAgent, VariantAgent, parse_config, variants_of
+from variants import VariantAgent, parse_config, variants_of
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
 # quicker on a small CPU, "readable" is the code to learn DDPG from.
@@ -390,12 +390,9 @@ def make_env(n_agents: int, seed: int, unity: str | None = None, env_id: str = D
 
 def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, threads: int = 2) -> Agent:
     """The learner's agent; a config with variants (prioritized replay, NoisyNet, batch norm,
-    n-step, Gaussian noise) gets ``variants.VariantAgent``, the readable learner with them;
-    n-step returns alone run on the fast learner (``variants.FastNStepAgent``)."""
+    Gaussian noise) gets ``variants.VariantAgent``, the readable learner with them."""
     switched_on = variants_of(config)
     if switched_on:
-        if learner == "fast" and set(switched_on) == {"n_step"}:
-            return FastNStepAgent(*sizes, config=config, threads=threads)
         if learner == "fast":
             print(f"The variants {switched_on} run on the readable learner (variants.VariantAgent)")
         return VariantAgent(*sizes, config=config)

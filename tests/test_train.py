@@ -258,7 +258,9 @@ def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
                            "--quiet", "--config", json.dumps({**FAST, **variant})])
     assert code == 0
     record = json.loads((out / "run.json").read_text())
-    assert record["variants"] == variant and record["learner"] == learner and record["learner_updates"] > 0
+    switched_on = {k: v for k, v in variant.items() if k != "n_step"}  # n-step returns are plain DDPG's own
+    assert record["variants"] == switched_on and record["learner"] == learner and record["learner_updates"] > 0
+    assert record["config"]["n_step"] == variant.get("n_step", 1)
     replay = rundir.agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
     assert type(replay.actor_local) is type(train_mod.make_agent("fast", (33, 4, 0), parse_config(variant)).actor_local)
 
@@ -285,10 +287,11 @@ def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
     np.testing.assert_allclose(plain, rundir.read_scores(out), atol=1e-4)
 
 
-def test_resume_of_a_variant_run_is_exact(tmp_path) -> None:
+@pytest.mark.parametrize("variant", [{"replay": "prioritized", "n_step": 2}, {"n_step": 3}])
+def test_resume_of_a_variant_run_is_exact(tmp_path, variant) -> None:
     """Prioritized replay's priorities and pending n-step returns are saved with the state."""
     straight, split = tmp_path / "A", tmp_path / "B"
-    config = json.dumps({**FAST, "warmup": 32, "replay": "prioritized", "n_step": 2})
+    config = json.dumps({**FAST, "warmup": 32, **variant})
     common = ["--seed", "2", "--no-stop", "--save-buffer", "--agents", "2", "--max-t", "60", "--no-progress",
               "--quiet", "--config", config]
     assert train_mod.main(["--episodes", "3", "--out", str(straight), *common]) == 0

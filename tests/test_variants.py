@@ -7,9 +7,8 @@ import pytest
 import torch
 
 from ddpg_agent import Agent, DDPGConfig
-from variants import FastNStepAgent, VariantAgent, VariantConfig, parse_config, variants_of
+from variants import VariantAgent, VariantConfig, parse_config, variants_of
 from variants.batch_norm import BatchNormActor
-from variants.n_step import NStepReturns
 from variants.noisy import NoisyActor
 from variants.prioritized import PrioritizedReplayBuffer, SumTree
 
@@ -142,70 +141,18 @@ def test_batch_norm_modes_when_acting_learning_and_targeting() -> None:
     assert 0 < float(moved.abs().max()) < float((agent.actor_local.bn0.running_mean - before).abs().max())
 
 
-# ----------------------------------------------------------------------------- n-step
-def test_n_step_returns_by_hand_across_a_terminal_and_a_time_limit() -> None:
-    g = 0.9
-    ret = NStepReturns(3, g)
-    s = lambda v: np.full((1, 2), float(v))  # noqa: E731 (state v)
-    a = np.zeros((1, 1))
-    assert ret.push(s(0), a, [1.0], s(1), [False]) is None
-    assert ret.push(s(1), a, [2.0], s(2), [False]) is None
-    out = ret.push(s(2), a, [3.0], s(3), [False])  # s0 now spans 3 steps
-    np.testing.assert_allclose(out[0], s(0))
-    np.testing.assert_allclose(out[2], [1 + g * 2 + g * g * 3])
-    np.testing.assert_allclose(out[3], s(3))
-    np.testing.assert_allclose(out[4], [g ** 3])
-    out = ret.push(s(3), a, [4.0], s(4), [True])  # terminal: s1, s2, s3 all end here, discount 0
-    np.testing.assert_allclose(out[0][:, 0], [1, 2, 3])
-    np.testing.assert_allclose(out[2], [2 + g * 3 + g * g * 4, 3 + g * 4, 4])
-    np.testing.assert_allclose(out[4], [0, 0, 0])
-    assert ret.end_episode() is None  # nothing left pending
-    # next episode, cut by a time limit after 2 steps: both bootstrap from the last state
-    ret.push(s(10), a, [1.0], s(11), [False])
-    ret.push(s(11), a, [5.0], s(12), [False])
-    out = ret.end_episode()
-    np.testing.assert_allclose(out[0][:, 0], [10, 11])
-    np.testing.assert_allclose(out[2], [1 + g * 5, 5])
-    np.testing.assert_allclose(out[3][:, 0], [12, 12])
-    np.testing.assert_allclose(out[4], [g ** 2, g])
-
-
-def test_n_step_per_agent_with_one_agent_terminating() -> None:
-    ret = NStepReturns(2, 0.5)
-    states = np.arange(3.0).reshape(3, 1)
-    a = np.zeros((3, 1))
-    ret.push(states, a, [1.0, 1.0, 1.0], states + 10, [False, True, False])  # agent 1 ends at once
-    out = ret.push(states[[0, 2]] + 10, a[:2], [2.0, 4.0], states[[0, 2]] + 20, [False, False])
-    np.testing.assert_allclose(out[0][:, 0], [0, 2])
-    np.testing.assert_allclose(out[2], [1 + 0.5 * 2, 1 + 0.5 * 4])
-    with pytest.raises(ValueError, match="expected 2"):
-        ret.push(states, a, [0.0] * 3, states, [False] * 3)
-
-
-def test_n_step_agents_store_n_step_transitions() -> None:
-    for cls in (VariantAgent, FastNStepAgent):
-        agent = cls(33, 4, 0, n_step=3, **SMALL)
-        rng = np.random.default_rng(0)
-        for _ in range(5):
-            agent.step(rng.normal(size=(2, 33)), rng.uniform(-1, 1, (2, 4)), np.ones(2), rng.normal(size=(2, 33)))
-        discounts = agent.memory.split(agent.memory.data[:len(agent.memory)])[4]
-        assert len(agent.memory) == 6 and torch.allclose(discounts, torch.tensor(0.99 ** 3))
-        agent.reset()  # the episode's last two steps of each agent bootstrap through the time limit
-        assert len(agent.memory) == 10
-
-
 # ----------------------------------------------------------------------------- config
 def test_variant_config_is_checked_and_plain_agents_refuse_variants() -> None:
     with pytest.raises(ValueError, match="replay must be one of"):
         VariantConfig(replay="ranked")
     with pytest.raises(ValueError, match="n_step must be >= 1"):
-        VariantConfig(n_step=0)
+        VariantConfig(n_step=0)  # plain DDPG's own setting, checked as DDPGConfig checks it
     with pytest.raises(ValueError, match="per_eps must be > 0"):
         VariantConfig(per_eps=0.0)
     with pytest.raises(ValueError, match=r"invalid VariantConfig: tau must be"):
         VariantConfig(tau=0)  # the plain keys are checked as DDPGConfig checks them
     assert VariantConfig().variants() == {} and variants_of(DDPGConfig()) == {}
-    assert VariantConfig(replay="prioritized", n_step=2).variants() == {"replay": "prioritized", "n_step": 2}
+    assert VariantConfig(replay="prioritized", n_step=2).variants() == {"replay": "prioritized"}
     # The readable agent's config has no variant keys at all, and says where they are.
     assert "replay" not in DDPGConfig().to_dict()
     with pytest.raises(ValueError, match=r"unknown config key\(s\) \['batch_norm'\].*variants\.VariantConfig"):
@@ -217,8 +164,9 @@ def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
     assert type(plain) is DDPGConfig and plain.tau == 0.02
     # Older run records hold every variant key at plain DDPG's value: still plain DDPG.
     assert type(parse_config({**VariantConfig().to_dict(), "tau": 0.02})) is DDPGConfig
-    on = parse_config({"n_step": 3, "tau": 0.02})
-    assert type(on) is VariantConfig and on.variants() == {"n_step": 3} and on.tau == 0.02
+    assert type(parse_config({"n_step": 3})) is DDPGConfig  # n-step returns are plain DDPG's own
+    on = parse_config({"replay": "prioritized", "tau": 0.02})
+    assert type(on) is VariantConfig and on.variants() == {"replay": "prioritized"} and on.tau == 0.02
     with pytest.raises(ValueError, match=r"per_alpha is set but does nothing without replay 'prioritized'"):
         parse_config({"per_alpha": 0.7, "n_step": 3})  # would silently do nothing
     with pytest.raises(ValueError, match=r"noisy_sigma0 is set but does nothing without exploration 'noisy'"):

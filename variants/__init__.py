@@ -1,13 +1,13 @@
 """DDPG variants, each a small piece beside the readable agent, switched on by config keys.
 
-``exploration: "gaussian" | "noisy"``, ``replay: "prioritized"``, ``batch_norm: true`` and
-``n_step: N`` are ``VariantConfig``'s keys (``variants/config.py``; ``ddpg_agent.DDPGConfig``
-holds plain DDPG only). ``VariantAgent`` (``variants/agent.py``) puts the chosen pieces
+``exploration: "gaussian" | "noisy"``, ``replay: "prioritized"`` and ``batch_norm: true`` are
+``VariantConfig``'s keys (``variants/config.py``; ``ddpg_agent.DDPGConfig`` holds plain DDPG,
+n-step returns included). ``VariantAgent`` (``variants/agent.py``) puts the chosen pieces
 together; ``train.py --config '{"replay": "prioritized"}'`` uses it by itself.
 Report.md ("What mattered") has what each did on Reacher, measured over 5 seeds.
 """
 
-from variants.agent import FastNStepAgent, VariantAgent
+from variants.agent import VariantAgent
 from variants.config import VariantConfig, parse_config, variants_of
 
-__all__ = ["FastNStepAgent", "VariantAgent", "VariantConfig", "parse_config", "variants_of"]
+__all__ = ["VariantAgent", "VariantConfig", "parse_config", "variants_of"]

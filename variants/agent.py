@@ -11,12 +11,11 @@ config                      piece                                  what changes 
 ``replay: prioritized``     ``prioritized.PrioritizedReplayBuffer``  importance-weighted critic
                                                                    loss; new priorities
 ``batch_norm: true``        ``batch_norm.BatchNorm{Actor,Critic}``  train/eval modes
-``n_step: N``               ``n_step.NStep*ReplayBuffer``           nothing (stored returns)
 ==========================  =====================================  ===========================
 
 It is the readable learner (autograd): with no variant set, its update is ``Agent.learn``'s.
-``FastNStepAgent`` runs n-step returns, the one variant that leaves the update alone, on the
-fast learner.
+n-step returns (``n_step``) are plain DDPG's own setting (``ddpg_agent.NStepReturns``), so they
+combine with every variant here and run on the fast learner too.
 """
 
 from __future__ import annotations
@@ -28,12 +27,10 @@ import torch
 from torch import nn
 
 from ddpg_agent import Agent, DDPGConfig
-from ddpg_fast import FastAgent
 from model import Actor, Critic
 from variants.batch_norm import BatchNormActor, BatchNormCritic
 from variants.config import VariantConfig
 from variants.gaussian import GaussianNoise
-from variants.n_step import NStepPrioritizedReplayBuffer, NStepReplayBuffer
 from variants.noisy import NoisyActor
 from variants.prioritized import PrioritizedReplayBuffer
 
@@ -80,12 +77,7 @@ class VariantAgent(Agent):
         buffer = (state_size, action_size, cfg.buffer_size, cfg.batch_size, seed)
         per = {"alpha": cfg.per_alpha, "beta": cfg.per_beta, "beta_updates": cfg.per_beta_updates,
                "eps": cfg.per_eps}
-        prioritized = cfg.replay == "prioritized"
-        if cfg.n_step > 1:
-            n_step = {"n_step": cfg.n_step, "gamma": cfg.gamma}
-            self.memory = NStepPrioritizedReplayBuffer(*buffer, **n_step, **per) if prioritized \
-                else NStepReplayBuffer(*buffer, **n_step)
-        elif prioritized:
+        if cfg.replay == "prioritized":
             self.memory = PrioritizedReplayBuffer(*buffer, **per)
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
@@ -102,12 +94,6 @@ class VariantAgent(Agent):
             self.actor_local.train()
             if self.noisy:
                 self.actor_local.set_noisy(True)
-
-    def reset(self) -> None:
-        """Episode start: also ends the previous episode's n-step returns."""
-        super().reset()
-        if hasattr(self.memory, "end_episode"):
-            self.memory.end_episode()
 
     def exploration_scale(self) -> float:
         """NoisyNet: the actor's mean |sigma|; action noise: its sigma times its scale."""
@@ -146,24 +132,3 @@ class VariantAgent(Agent):
                 if name.rsplit(".", 1)[-1] in ("running_mean", "running_var"):
                     target.lerp_(local[name], tau)
 
-
-class FastNStepAgent(FastAgent):
-    """The fast learner with n-step returns. Only what is stored changes (the row format
-    carries each transition's discount), so the update is ``FastAgent``'s, at its speed."""
-
-    config_class = VariantConfig
-    config: VariantConfig
-
-    def __init__(self, state_size: int, action_size: int, random_seed: int,
-                 config: DDPGConfig | None = None, threads: int = 2, **overrides: Any) -> None:
-        super().__init__(state_size, action_size, random_seed, config, threads, **overrides)
-        cfg = self.config
-        if set(cfg.variants()) - {"n_step"}:
-            raise ValueError(f"the fast learner runs n-step returns only; {cfg.variants()} need VariantAgent")
-        self.memory = NStepReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed,
-                                        n_step=cfg.n_step, gamma=cfg.gamma)
-
-    def reset(self) -> None:
-        """Episode start: also ends the previous episode's n-step returns."""
-        super().reset()
-        self.memory.end_episode()

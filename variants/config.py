@@ -13,7 +13,7 @@ from typing import Any
 
 from ddpg_agent import DDPGConfig, is_number
 
-VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "n_step")  # what turns a variant on
+VARIANT_SWITCHES = ("exploration", "replay", "batch_norm")  # what turns a variant on
 PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
 # A variant's own settings, and the switch each needs (without it, a setting does nothing).
 NEEDS = {"noisy_sigma0": ("exploration", "noisy"), **{k: ("replay", "prioritized") for k in
@@ -32,9 +32,8 @@ class VariantConfig(DDPGConfig):
     per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
     per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
     batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
-    n_step: int = 1  # n-step returns (1: the one-step TD target)
 
-    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "n_step")
+    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates")
     NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps")
     FRACTIONS = (*DDPGConfig.FRACTIONS, "per_beta")
 
