@@ -64,8 +64,8 @@ SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
 # DDPGConfig fields that fix the networks' shapes...
 ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
-# ...and their kind (variants/: batch norm, a NoisyNet actor); runs older than these lack them.
-NETWORK_VARIANT_KEYS = ("batch_norm", "exploration", "noisy_sigma0")
+# ...and their kind (variants/: batch norm, layer norm, twin critics, a NoisyNet actor); older runs lack some.
+NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0")
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:

@@ -251,6 +251,9 @@ def test_resume_needs_a_training_state(tmp_path, capsys) -> None:
 @pytest.mark.parametrize(("variant", "learner"), [({"replay": "prioritized"}, "readable"),
                                                   ({"exploration": "noisy"}, "readable"),
                                                   ({"batch_norm": True}, "readable"),
+                                                  ({"critic_layer_norm": True}, "readable"),
+                                                  ({"twin_critics": True, "target_noise": 0.2, "policy_delay": 2},
+                                                   "readable"),
                                                   ({"n_step": 3}, "fast")])
 def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     out = tmp_path / "run"

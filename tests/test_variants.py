@@ -177,7 +177,9 @@ def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
 
 
 @pytest.mark.parametrize("variant", [{"replay": "prioritized"}, {"exploration": "noisy"}, {"batch_norm": True},
-                                     {"exploration": "gaussian"}, {"replay": "prioritized", "n_step": 2}])
+                                     {"exploration": "gaussian"}, {"replay": "prioritized", "n_step": 2},
+                                     {"critic_layer_norm": True}, {"twin_critics": True, "policy_delay": 2},
+                                     {"target_noise": 0.2, "n_step": 3}])
 def test_every_variant_learns_a_few_updates(variant) -> None:
     agent = VariantAgent(33, 4, 0, **SMALL, **variant)
     before = [p.detach().clone() for p in agent.critic_local.parameters()]
@@ -190,3 +192,32 @@ def test_every_variant_learns_a_few_updates(variant) -> None:
     assert agent.n_updates > 0
     assert any(not torch.equal(b, p) for b, p in zip(before, agent.critic_local.parameters(), strict=True))
     assert all(torch.isfinite(p).all() for p in agent.actor_local.parameters())
+
+
+def test_td3_preset_and_its_three_changes() -> None:
+    """{"preset": "td3"} is DDPG with clipped double Q, target smoothing and policy delay."""
+    config = parse_config({"preset": "td3", "tau": 0.005})
+    assert config.variants() == {"twin_critics": True, "target_noise": 0.2, "policy_delay": 2}
+    assert config.tau == 0.005 and config.target_noise_clip == 0.5
+    assert parse_config({"preset": "td3", "policy_delay": 3}).policy_delay == 3  # a key beside it wins
+    for bad in ("td4", ["td3"]):
+        with pytest.raises(ValueError, match="unknown preset"):
+            parse_config({"preset": bad})
+    agent = VariantAgent(33, 4, 0, **SMALL, **parse_config({"preset": "td3"}).variants())
+    assert not torch.equal(agent.critic_local.q1.fc2.weight, agent.critic_local.q2.fc2.weight)  # two critics
+    rng = np.random.default_rng(0)
+    states = rng.normal(size=(4, 33))
+    for _ in range(20):
+        agent.step(states, agent.act(states), rng.normal(size=4), rng.normal(size=(4, 33)))
+    assert agent.n_updates % 2 == 0
+    actor, target = agent.actor_local.fc1.weight.detach().clone(), agent.critic_target.q2.fc3.weight.detach().clone()
+    critic = agent.critic_local.q2.fc3.weight.detach().clone()
+    agent.learn_many(1)  # a policy update: everything moves
+    assert not torch.equal(agent.actor_local.fc1.weight, actor)
+    assert not torch.equal(agent.critic_target.q2.fc3.weight, target)
+    assert not torch.equal(agent.critic_local.q2.fc3.weight, critic)
+    actor, target = agent.actor_local.fc1.weight.detach().clone(), agent.critic_target.q2.fc3.weight.detach().clone()
+    critic = agent.critic_local.q2.fc3.weight.detach().clone()
+    agent.learn_many(1)  # an update in between: the critics learn, the actor and the targets wait
+    assert torch.equal(agent.actor_local.fc1.weight, actor) and torch.equal(agent.critic_target.q2.fc3.weight, target)
+    assert not torch.equal(agent.critic_local.q2.fc3.weight, critic)

@@ -11,7 +11,14 @@ config                      piece                                  what changes 
 ``replay: prioritized``     ``prioritized.PrioritizedReplayBuffer``  importance-weighted critic
                                                                    loss; new priorities
 ``batch_norm: true``        ``batch_norm.BatchNorm{Actor,Critic}``  train/eval modes
+``critic_layer_norm: true`` ``layer_norm.LayerNormCritic``          nothing (the critic's layers)
+``twin_critics: true``      ``twin.TwinCritic``                     min of two target Qs; both learn
+``target_noise: 0.2``       (here)                                 noise on the target action
+``policy_delay: 2``         (here)                                 actor and targets every 2nd update
 ==========================  =====================================  ===========================
+
+``{"preset": "td3"}`` switches on the last three (``config.PRESETS``): TD3 is this agent's DDPG
+with them on.
 
 It is the readable learner (autograd): with no variant set, its update is ``Agent.learn``'s.
 n-step returns (``n_step``) are plain DDPG's own setting (``ddpg_agent.NStepReturns``), so they
@@ -31,8 +38,10 @@ from model import Actor, Critic
 from variants.batch_norm import BatchNormActor, BatchNormCritic
 from variants.config import VariantConfig
 from variants.gaussian import GaussianNoise
+from variants.layer_norm import LayerNormCritic
 from variants.noisy import NoisyActor
 from variants.prioritized import PrioritizedReplayBuffer
+from variants.twin import TwinCritic
 
 
 class VariantAgent(Agent):
@@ -46,19 +55,25 @@ class VariantAgent(Agent):
                  config: DDPGConfig | None = None, **overrides: Any) -> None:
         super().__init__(state_size, action_size, random_seed, config, **overrides)
         cfg, seed = self.config, self.seed
-        if cfg.batch_norm and cfg.exploration == "noisy":
-            raise ValueError("batch_norm and exploration 'noisy' are not combined here; pick one")
+        if cfg.batch_norm and (cfg.exploration == "noisy" or cfg.critic_layer_norm):
+            raise ValueError("batch_norm is not combined here with exploration 'noisy' or critic_layer_norm; pick one")
 
-        if cfg.batch_norm or cfg.exploration == "noisy":  # other networks: build the four again
+        if cfg.batch_norm or cfg.exploration == "noisy" or cfg.critic_layer_norm or cfg.twin_critics:  # build again
             def actor() -> Actor:
                 if cfg.batch_norm:
                     return BatchNormActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2)
-                return NoisyActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2, cfg.noisy_sigma0)
+                if cfg.exploration == "noisy":
+                    return NoisyActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2, cfg.noisy_sigma0)
+                return Actor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2)
 
-            critic_class = BatchNormCritic if cfg.batch_norm else Critic
+            critic_class = BatchNormCritic if cfg.batch_norm else LayerNormCritic if cfg.critic_layer_norm else Critic
             self.actor_local, self.actor_target = actor(), actor()
-            self.critic_local = critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
-            self.critic_target = critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+            def critic() -> nn.Module:
+                if cfg.twin_critics:
+                    return TwinCritic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2, critic_class)
+                return critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+
+            self.critic_local, self.critic_target = critic(), critic()
             self.actor_target.load_state_dict(self.actor_local.state_dict())
             self.critic_target.load_state_dict(self.critic_local.state_dict())
             self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
@@ -108,19 +123,37 @@ class VariantAgent(Agent):
         if self.noisy:
             self.actor_local.resample()
 
+        cfg = self.config
         with torch.no_grad():
-            q_next = self.critic_target(next_states, self.actor_target(next_states))
+            next_actions = self.actor_target(next_states)
+            if cfg.target_noise > 0:  # TD3: smooth the target over nearby actions
+                noise = (torch.randn_like(next_actions) * cfg.target_noise).clamp(-cfg.target_noise_clip,
+                                                                                  cfg.target_noise_clip)
+                next_actions = (next_actions + noise).clamp(-1.0, 1.0)
+            if cfg.twin_critics:  # TD3: the smaller of the two target critics' values
+                q_next = torch.min(*self.critic_target.both(next_states, next_actions))
+            else:
+                q_next = self.critic_target(next_states, next_actions)
             y = rewards + discounts * q_next
-        td_errors = self.critic_local(states, actions) - y
-        if prioritized:  # each sample's squared error weighted by its importance weight
-            weights, index = prioritized
-            critic_loss = (weights * td_errors.pow(2)).mean()
-        else:
-            critic_loss = td_errors.pow(2).mean()
+        q = self.critic_local.both(states, actions) if cfg.twin_critics else (self.critic_local(states, actions),)
+        td_errors = q[0] - y
+        weights = prioritized[0] if prioritized else 1.0  # importance weights (prioritized replay)
+        critic_loss = sum((weights * (qi - y).pow(2)).mean() for qi in q)
         actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
         self.optimise(actor_loss, critic_loss)
         if prioritized:
-            self.memory.update_priorities(index, td_errors)
+            self.memory.update_priorities(prioritized[1], td_errors)
+
+    def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
+        """``Agent.optimise``; with TD3's policy delay, the updates in between step the critic only."""
+        if self.n_updates % self.config.policy_delay == 0:
+            return super().optimise(actor_loss, critic_loss)
+        self.critic_optimizer.zero_grad()
+        critic_loss.backward()
+        if self.config.grad_clip > 0:
+            nn.utils.clip_grad_norm_(self.critic_local.parameters(), self.config.grad_clip)
+        self.critic_optimizer.step()
+        self.n_updates += 1
 
     @staticmethod
     def soft_update(local_model: nn.Module, target_model: nn.Module, tau: float) -> None:

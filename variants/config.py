@@ -13,7 +13,11 @@ from typing import Any
 
 from ddpg_agent import DDPGConfig, is_number
 
-VARIANT_SWITCHES = ("exploration", "replay", "batch_norm")  # what turns a variant on
+VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "critic_layer_norm", "twin_critics", "target_noise",
+                    "policy_delay")
+# TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
+# --config '{"preset": "td3"}' sets these (keys given beside it override them).
+PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2}}  # what turns a variant on
 PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
 # A variant's own settings, and the switch each needs (without it, a setting does nothing).
 NEEDS = {"noisy_sigma0": ("exploration", "noisy"), **{k: ("replay", "prioritized") for k in
@@ -32,9 +36,14 @@ class VariantConfig(DDPGConfig):
     per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
     per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
     batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
+    critic_layer_norm: bool = False  # layer normalisation in the critic's hidden layers
+    twin_critics: bool = False  # TD3: two critics, the smaller target value in the TD target
+    target_noise: float = 0.0  # TD3: std of the Gaussian noise on the target actor's action (0: none)...
+    target_noise_clip: float = 0.5  # ...clipped to +- this
+    policy_delay: int = 1  # TD3: the actor and the targets learn every this many critic updates
 
-    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates")
-    NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps")
+    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "policy_delay")
+    NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps", "target_noise", "target_noise_clip")
     FRACTIONS = (*DDPGConfig.FRACTIONS, "per_beta")
 
     def problems(self) -> list[str]:
@@ -44,8 +53,9 @@ class VariantConfig(DDPGConfig):
                 problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
         if is_number(self.per_eps) and self.per_eps <= 0:
             problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
-        if not isinstance(self.batch_norm, bool):
-            problems.append(f"batch_norm must be true or false, got {self.batch_norm!r}")
+        problems += [f"{name} must be true or false, got {getattr(self, name)!r}"
+                     for name in ("batch_norm", "critic_layer_norm", "twin_critics")
+                     if not isinstance(getattr(self, name), bool)]
         for name, (switch, value) in NEEDS.items():
             if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "
@@ -67,6 +77,10 @@ def parse_config(values: dict[str, Any]) -> DDPGConfig:
     """A ``DDPGConfig`` from a dict of settings, or a ``VariantConfig`` when the dict switches a
     variant on. Unknown keys and bad values are a ValueError naming them and the valid keys.
     Variant keys left at plain DDPG's values (older run records hold them all) are dropped."""
+    preset = values.get("preset")
+    if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
+        raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
+    values = {**PRESETS.get(preset, {}), **{k: v for k, v in values.items() if k != "preset"}}
     config = VariantConfig.from_dict(values)
     return config if config.variants() else config.plain()
 
@@ -76,4 +90,4 @@ def variants_of(config: DDPGConfig) -> dict[str, Any]:
     return config.variants() if isinstance(config, VariantConfig) else {}
 
 
-__all__ = ["VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
+__all__ = ["PRESETS", "VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
