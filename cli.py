@@ -1,7 +1,8 @@
-"""Command-line argument types shared by train.py, watch.py and the benchmarks.
+"""Checking what users give: command-line argument types shared by train.py, watch.py and
+the benchmarks, and the checks of a config's values (``CheckedConfig``).
 
-Each turns a bad value into an argparse error that names the problem and the expected form
-(argparse then prints the usage and exits with status 2, without a traceback).
+Each argument type turns a bad value into an argparse error that names the problem and the
+expected form (argparse then prints the usage and exits with status 2, without a traceback).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 
 def _int_at_least(minimum: int, text: str, expected: str) -> int:
@@ -62,3 +64,51 @@ def json_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, got {type(value).__name__}")
     return value
+
+
+def is_number(value: Any) -> bool:
+    """A finite int or float (not a bool): what JSON configs may give for a number."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class CheckedConfig:
+    """Checks for a dataclass of settings (``ddpg_agent.DDPGConfig``), declared by its class
+    attributes: ``COUNTS`` (whole numbers >= 1), ``NON_NEGATIVE`` (numbers >= 0) and
+    ``FRACTIONS`` (numbers in [0, 1], ``tau`` above 0). A bad value is a ValueError at
+    construction that names every problem."""
+
+    COUNTS: ClassVar[tuple[str, ...]] = ()
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
+    FRACTIONS: ClassVar[tuple[str, ...]] = ()
+    UNKNOWN_HINT: ClassVar[str] = ""  # added to the message for unknown keys
+
+    def __post_init__(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise ValueError(f"invalid {type(self).__name__}: " + "; ".join(problems))
+
+    def problems(self) -> list[str]:
+        """What is wrong with the values, one message each ([] when nothing is)."""
+        problems = [f"{name} must be >= 1, got {getattr(self, name)!r}" for name in self.COUNTS
+                    if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool)
+                    or getattr(self, name) < 1]
+        problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}" for name in self.NON_NEGATIVE
+                     if not is_number(getattr(self, name)) or getattr(self, name) < 0]
+        for name in self.FRACTIONS:
+            value = getattr(self, name)
+            if not is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
+                interval = "(0, 1]" if name == "tau" else "[0, 1]"
+                problems.append(f"{name} must be a number in {interval}, got {value!r}")
+        return problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Any:
+        """Build a config from a dict; unknown keys are an error that lists the valid ones."""
+        known = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise ValueError(f"unknown config key(s) {unknown}; valid keys: {known}{cls.UNKNOWN_HINT}")
+        return cls(**values)

@@ -9,8 +9,10 @@ where d is the discount of the bootstrap (gamma, or 0 after a true terminal stat
     actor     L_mu = -mean Q(s, mu(s))                 one Adam step on the actor
     targets   theta' <- tau * theta + (1 - tau) * theta'   for both pairs of networks
 
-Exploration adds Ornstein-Uhlenbeck noise to the actor's action while training. An
-episode cut by a time limit is not a terminal state: its last transition bootstraps.
+With n-step returns (``n_step``) a transition is (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1,
+s_t+n, gamma^n): the same update then carries rewards n steps back. Exploration adds
+Ornstein-Uhlenbeck noise to the actor's action while training. An episode cut by a time
+limit is not a terminal state: its last transition bootstraps.
 
 This is the plain-PyTorch version (autograd, torch.optim.Adam). ``ddpg_fast.FastAgent``
 computes the very same update by hand over two threads; tests prove the two equal, and
@@ -19,7 +21,7 @@ computes the very same update by hand over two threads; tests prove the two equa
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,11 +29,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from cli import CheckedConfig
 from model import Actor, Critic
 
 
 @dataclass
-class DDPGConfig:
+class DDPGConfig(CheckedConfig):
     """The algorithm's hyperparameters; the defaults are the tuned values for Reacher."""
 
     buffer_size: int = 1_000_000  # replay buffer capacity, in transitions
@@ -55,69 +58,28 @@ class DDPGConfig:
     noise_min: float = 0.05  # ...but never below this
     n_step: int = 1  # learn from n-step returns (1: the one-step TD target)
 
-    # What each field must be (variants.VariantConfig adds its own fields to these).
+    # What each field must be, checked by cli.CheckedConfig (variants.VariantConfig adds its own).
     COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",
                                          "critic_fc1", "critic_fc2", "n_step")  # whole numbers >= 1
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("learn_updates", "warmup", "grad_clip", "weight_decay", "noise_sigma",
                                                "noise_theta", "noise_min", "lr_actor", "lr_critic")
     FRACTIONS: ClassVar[tuple[str, ...]] = ("gamma", "tau", "noise_decay")  # in [0, 1]; tau > 0
-
-    def __post_init__(self) -> None:
-        problems = self.problems()
-        if problems:
-            raise ValueError(f"invalid {type(self).__name__}: " + "; ".join(problems))
-
-    def problems(self) -> list[str]:
-        """What is wrong with the values, one message each ([] when nothing is)."""
-        problems = [f"{name} must be >= 1, got {getattr(self, name)!r}" for name in self.COUNTS
-                    if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool)
-                    or getattr(self, name) < 1]
-        problems += [f"{name} must be a number >= 0, got {getattr(self, name)!r}" for name in self.NON_NEGATIVE
-                     if not is_number(getattr(self, name)) or getattr(self, name) < 0]
-        for name in self.FRACTIONS:
-            value = getattr(self, name)
-            if not is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
-                interval = "(0, 1]" if name == "tau" else "[0, 1]"
-                problems.append(f"{name} must be a number in {interval}, got {value!r}")
-        return problems
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> DDPGConfig:
-        """Build a config from a dict; unknown keys are an error that lists the valid ones."""
-        unknown = sorted(set(values) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown config key(s) {unknown}; valid keys: {[f.name for f in fields(cls)]}"
-                             + ("" if cls is not DDPGConfig else
-                                " (a variant's keys, such as replay or batch_norm, are variants.VariantConfig's)"))
-        return cls(**values)
-
-
-def is_number(value: Any) -> bool:
-    """A finite int or float (not a bool): what JSON configs may give for a number."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+    UNKNOWN_HINT: ClassVar[str] = " (a variant's keys, such as replay or batch_norm, are variants.VariantConfig's)"
 
 
 class ReplayBuffer:
-    """Fixed-size ring buffer of transitions, preallocated.
-
-    Each transition is one float32 row ``[state | action | reward | next_state | discount]``,
-    so drawing a batch is a single indexing operation. ``add`` stores all agents' transitions
-    of one step at once; ``sample`` draws uniformly with replacement.
-    """
+    """Fixed-size ring buffer, preallocated: each transition is one float32 row ``[state |
+    action | reward | next_state | discount]``, so drawing a batch (uniformly, with
+    replacement) is a single indexing operation."""
 
     def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int,
                  seed: int) -> None:
         s, a = state_size, action_size
         self.columns = {"states": (0, s), "actions": (s, s + a), "rewards": (s + a, s + a + 1),
-                        "next_states": (s + a + 1, 2 * s + a + 1),
-                        "discounts": (2 * s + a + 1, 2 * s + a + 2)}
+                        "next_states": (s + a + 1, 2 * s + a + 1), "discounts": (2 * s + a + 1, 2 * s + a + 2)}
         self.capacity, self.batch_size = buffer_size, batch_size
         self.data = torch.zeros(buffer_size, 2 * s + a + 2)
-        self.pos = 0  # the next row to write
-        self.size = 0  # rows filled so far
+        self.pos, self.size = 0, 0  # the next row to write, the rows filled so far
         self.generator = torch.Generator().manual_seed(seed)
 
     def __len__(self) -> int:
@@ -150,60 +112,53 @@ class ReplayBuffer:
 
 class NStepReturns:
     """Each arm's transitions, stored n steps late with the rewards in between summed:
-
-        (s_t, a_t, r_t + gamma r_t+1 + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n)
-
-    so the target y = R + gamma^n Q'(s_t+n, mu'(s_t+n)) brings a reward n steps back per
-    update. An arm reaching a terminal state stores its pending steps with discount 0; at a
-    time limit (``end_episode``) they bootstrap from the last state. n = 1 is one-step DDPG.
+    (s_t, a_t, r_t + gamma r_t+1 + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n), so the target
+    y = R + gamma^n Q'(s_t+n, mu'(s_t+n)) brings a reward n steps back per update; n = 1 is
+    one-step DDPG. A terminal state stores the arm's pending steps with discount 0 (the arm
+    then leaves its episode: one row fewer); at a time limit they bootstrap from the last state.
     """
 
     def __init__(self, n: int, gamma: float) -> None:
         self.n, self.gamma = n, gamma
-        self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # pending (s, a, r), oldest first
+        self.steps: list[tuple[np.ndarray, ...]] = []  # pending (states, actions, rewards), oldest first
         self.last_states = np.empty(0)  # the state each arm reached last
 
     def push(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
              terminated: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-        """One step of the arms in their episode (an arm that terminated leaves: one row fewer
-        next time); returns the transitions now complete."""
+        """One step of the arms in their episode; the transitions it completes."""
         if self.steps and len(states) != len(self.last_states):
-            raise ValueError(f"n-step returns: got {len(states)} transitions, expected {len(self.last_states)} "
-                             "(one per arm still in its episode; the agent's reset() ends an episode)")
+            raise ValueError(f"n-step returns: {len(states)} transitions, expected one per arm still in "
+                             f"its episode ({len(self.last_states)}); the agent's reset() ends an episode")
         self.steps.append((np.asarray(states), np.asarray(actions), np.asarray(rewards, np.float64).reshape(-1)))
         self.last_states = np.asarray(next_states)
-        ready = terminated | (len(self.steps) == self.n)
+        ready = terminated | (len(self.steps) == self.n)  # each arm's oldest step, if complete
         out = [self.transitions(ready, 0, terminated)] if ready.any() else []
         out += [self.transitions(terminated, j, terminated) for j in range(1, len(self.steps)) if terminated.any()]
         if len(self.steps) == self.n:
             self.steps.pop(0)
         if terminated.any():
-            self.steps = [tuple(x[~terminated] for x in step) for step in self.steps if not terminated.all()]  # type: ignore[misc]
+            self.steps = [tuple(x[~terminated] for x in step) for step in self.steps if not terminated.all()]
             self.last_states = self.last_states[~terminated]
         return out
 
     def end_episode(self) -> list[tuple[np.ndarray, ...]]:
-        """The episode ended at a time limit: every pending step bootstraps from the last state."""
-        every, none = np.ones(len(self.last_states), bool), np.zeros(len(self.last_states), bool)
-        out = [self.transitions(every, j, none) for j in range(len(self.steps))]
-        self.steps = []
+        """A time limit ended the episode: every pending step bootstraps from the last state."""
+        every = np.ones(len(self.last_states), bool)
+        out, self.steps = [self.transitions(every, j, ~every) for j in range(len(self.steps))], []
         return out
 
     def transitions(self, rows: np.ndarray, j: int, terminated: np.ndarray) -> tuple[np.ndarray, ...]:
         """Pending step ``j`` of the ``rows`` as (s, a, R, s', discount), summed to the last step."""
-        states, actions, _ = self.steps[j]
-        returns = np.stack([r[rows] for _, _, r in self.steps[j:]], axis=1) @ self.gamma ** np.arange(len(self.steps) - j)
-        discounts = np.where(terminated[rows], 0.0, self.gamma ** (len(self.steps) - j))
-        return states[rows], actions[rows], returns, self.last_states[rows], discounts
+        k = len(self.steps) - j  # the steps it spans
+        returns = np.stack([r[rows] for _, _, r in self.steps[j:]], axis=1) @ self.gamma ** np.arange(k)
+        discounts = np.where(terminated[rows], 0.0, self.gamma ** k)
+        return self.steps[j][0][rows], self.steps[j][1][rows], returns, self.last_states[rows], discounts
 
 
 class OUNoise:
-    """Ornstein-Uhlenbeck process, one per agent: x += theta * (0 - x) + sigma * N(0, 1).
-
-    The increments are Gaussian (the course's code used uniform ones, which drift
-    towards positive actions). ``reset`` restarts the process at 0 at each episode start
-    and multiplies the output's scale by ``decay``, never going below ``scale_min``.
-    """
+    """Ornstein-Uhlenbeck process, one per agent: x += theta * (0 - x) + sigma * N(0, 1), with
+    Gaussian increments (the course's uniform ones drift towards positive actions). ``reset``
+    restarts it at 0 and multiplies its scale by ``decay``, never below ``scale_min``."""
 
     def __init__(self, action_size: int, seed: int, theta: float = 0.15, sigma: float = 0.2,
                  decay: float = 1.0, scale_min: float = 0.0) -> None:
@@ -226,10 +181,8 @@ class OUNoise:
 
 class Agent:
     """DDPG agent shared by all arms: ``act``, ``step``, ``learn``, ``reset`` as in the course.
-
-    ``Agent(state_size, action_size, random_seed, **overrides)`` where the overrides are
-    ``DDPGConfig`` fields (or pass ``config=DDPGConfig(...)``).
-    """
+    ``Agent(state_size, action_size, random_seed, **overrides)``, the overrides ``DDPGConfig``
+    fields (or pass ``config=DDPGConfig(...)``)."""
 
     config_class: type[DDPGConfig] = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
@@ -257,8 +210,7 @@ class Agent:
         self.memory = ReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed)
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
-        self.t_step = 0  # environment steps seen
-        self.n_updates = 0  # learning updates made
+        self.t_step, self.n_updates = 0, 0  # environment steps seen, learning updates made
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """Actions in [-1, 1] for a batch of states (n, state_size): mu(s) plus exploration noise."""
@@ -275,8 +227,7 @@ class Agent:
             return self.actor_local(torch.from_numpy(states)).numpy()
 
     def reset(self) -> None:
-        """Call at each episode start: stores the last episode's pending n-step transitions
-        (cut at its time limit) and restarts the exploration noise."""
+        """At each episode start: store the last one's pending n-step steps, restart the noise."""
         self.noise.reset()
         for transitions in self.returns.end_episode():
             self.memory.add(*transitions)
@@ -287,14 +238,12 @@ class Agent:
 
     def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
              next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:
-        """Store every agent's transition; every ``learn_every`` steps, learn.
-
+        """Store every arm's transition (n-step: n steps late); every ``learn_every`` steps, learn.
         ``terminated`` marks true terminal states (no bootstrap). Reacher has none: its only
-        "done" is the 1000-decision time limit, so the training loop passes none.
-        """
+        "done" is the 1000-decision time limit, so the training loop passes none."""
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
         for transitions in self.returns.push(states, actions, rewards, next_states, terminated):
-            self.memory.add(*transitions)  # n steps late: (s, a, n-step return, s', gamma^n or 0)
+            self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0)
         self.t_step += 1
         if self.t_step % self.config.learn_every == 0 and len(self.memory) >= max(self.config.warmup, 1):
             self.learn_many(self.learn_updates)
@@ -307,11 +256,9 @@ class Agent:
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
         """One DDPG update of the critic, the actor and both targets from a batch.
 
-        Both losses are taken from the critic as it is before this update's step (the
-        course steps the critic first and then evaluates the actor's loss on the new
-        critic). Both orders follow the same critic up to one small step; this one lets
-        the fast learner compute the two gradients at once, on two cores.
-        """
+        Both losses are taken from the critic before this update's step (the course steps the
+        critic first, then takes the actor's loss on the new critic): the two orders differ by
+        one small step, and this one lets the fast learner compute both gradients at once."""
         states, actions, rewards, next_states, discounts = experiences
 
         # ---------------------------- critic: regress Q(s, a) on the TD target y ---- #

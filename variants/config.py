@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ddpg_agent import DDPGConfig, is_number
+from cli import is_number
+from ddpg_agent import DDPGConfig
 
 VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "critic_layer_norm", "twin_critics", "target_noise",
                     "policy_delay")
@@ -42,6 +43,7 @@ class VariantConfig(DDPGConfig):
     target_noise_clip: float = 0.5  # ...clipped to +- this
     policy_delay: int = 1  # TD3: the actor and the targets learn every this many critic updates
 
+    UNKNOWN_HINT = ""
     COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "policy_delay")
     NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps", "target_noise", "target_noise_clip")
     FRACTIONS = (*DDPGConfig.FRACTIONS, "per_beta")
