@@ -93,3 +93,18 @@ def test_a_stopped_sweep_keeps_its_seeds_and_continues_where_it_stopped(tmp_path
     with pytest.raises(SystemExit) as exc:
         bench_train.main([*args, "--good-updates", "0"])
     assert exc.value.code == 2 and "other settings (schedule)" in capsys.readouterr().err
+
+
+def test_diagnose_saturation_reports_shares_per_episode(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import diagnose_saturation
+
+    out = tmp_path / "rows.json"
+    assert diagnose_saturation.main(["--seed", "1", "--episodes", "2", "--max-t", "200", "--json", str(out),
+                                     "--config", '{"warmup": 256}']) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["episode"] for r in rows] == [1, 2]
+    assert all(0 <= r["saturated"] <= 1 and 0 <= r["mean_abs_action"] <= 1 for r in rows)
+    assert rows[1]["mean_abs_pre"] > 0 and "saturated" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        diagnose_saturation.main(["--config", '{"n_steps": 3}'])  # a misspelt key is refused
