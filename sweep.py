@@ -2,7 +2,7 @@
 
     python sweep.py --seeds 5 --episodes 300 --grid '{"tau": [0.01, 0.02]}' --out runs/tau
     python sweep.py --variants my_variants.json --seeds 5 --out runs/study   # named configs
-    python sweep.py --address auto ...          # on a running Ray cluster (README: "Sweeps")
+    python sweep.py --address auto ...          # on a running Ray cluster (docs/variants.md: "Sweeps")
     python sweep.py ... -- --agents 1           # after --, options passed to every train.py
 
 Every trial is one ordinary training run with one CPU (``train.py --threads 1``) writing its

@@ -5,7 +5,7 @@ from the original scene can be read against this file directly. One model for al
 arms lets MuJoCo step every arm in a single call, which is what makes the 20-arm
 environment fast.
 
-Each arm (README.md, "What it re-creates", says where the numbers come from):
+Each arm (docs/environment.md, "What it re-creates", says where the numbers come from):
 
     base sphere (static, r=0.5) at the agent root
     shoulder: universal joint at (0, 0.02, 0), about the parent's x, then the child's z

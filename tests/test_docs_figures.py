@@ -17,7 +17,8 @@ from reacher.fidelity import read_reference_results
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-README = (ROOT / "README.md").read_text()
+# The README and the docs pages it links, read as one document: a figure may sit in either.
+README = "\n\n".join(path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
 REPORT = (ROOT / "Report.md").read_text()
 
 
@@ -28,7 +29,8 @@ def flat(text: str) -> str:
 
 def expect(fragment: str, *docs: tuple[str, str]) -> None:
     for name, text in docs:
-        assert fragment in flat(text), f"{name} should say {fragment!r} (from benchmarks/results/ or checkpoint_run.json)"
+        where = "README.md or docs/" if name == "README.md" else name
+        assert fragment in flat(text), f"{where} should say {fragment!r} (from benchmarks/results/ or checkpoint_run.json)"
 
 
 def test_fidelity_figures():
@@ -421,3 +423,17 @@ def test_reproducible_mode_cost_figures():
         expect(", ".join(str(s["solved_at"]) for s in bench["seeds"]) + f" (median {bench['median_solved_at']:.0f})", report)
         expect(f"median of {bench['median_wall_s']:.1f} s", report)
     expect(f"{pinned['learner_updates_per_s']:.0f} updates/s against {default['learner_updates_per_s']:.0f}", report)
+
+
+def test_the_readme_is_short_and_its_links_resolve() -> None:
+    """A newcomer reads the README in five minutes; everything else is a linked docs page."""
+    readme = (ROOT / "README.md").read_text()
+    assert readme.count("\n") <= 200, "README.md should stay at most 200 lines; move detail to docs/"
+    pages = sorted((ROOT / "docs").glob("*.md"))
+    assert pages, "docs/ should hold the README's detail pages"
+    for page in pages:
+        assert f"(docs/{page.name})" in readme, f"README.md should link docs/{page.name}"
+    for source in [ROOT / "README.md", *pages]:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", source.read_text()):
+            if not target.startswith("http"):
+                assert (source.parent / target).exists(), f"{source.name} links {target}, which does not exist"
