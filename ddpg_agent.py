@@ -50,13 +50,13 @@ class DDPGConfig(CheckedConfig):
     critic_fc2: int = 128  # critic: units of the second hidden layer (after the action joins)
     learn_every: int = 20  # learn after every this many environment steps...
     learn_updates: int = 20  # ...with this many updates, each on a fresh batch
-    warmup: int = 2560  # transitions in the buffer before the first update
+    warmup: int = 20_000  # transitions before the first update: one episode of the 20 arms
     grad_clip: float = 1.0  # max norm of the critic's gradient (0: no clipping)
     noise_sigma: float = 0.2  # OU noise: scale of the Gaussian increments
     noise_theta: float = 0.15  # OU noise: pull back towards 0
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
-    n_step: int = 1  # learn from n-step returns (1: the one-step TD target)
+    n_step: int = 3  # learn from n-step returns (1: the one-step TD target)
 
     # What each field must be, checked by cli.CheckedConfig (variants.VariantConfig adds its own).
     COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",

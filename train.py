@@ -55,9 +55,10 @@ from variants import VariantAgent, parse_config, variants_of
 LEARNERS: dict[str, type[Agent]] = {"fast": FastAgent, "readable": Agent}
 # Training schedule (see ``train``): once an episode's mean score reaches GOOD_SCORE, the
 # next episode makes GOOD_UPDATES updates per learning step instead of the config's
-# ``learn_updates``.
+# ``learn_updates``: none, so learning pauses while the policy is good and resumes after an
+# episode below it.
 GOOD_SCORE = 33.0
-GOOD_UPDATES = 10
+GOOD_UPDATES = 0
 _UNSET = object()  # an option left out, whose default depends on the task
 
 __all__ = ["GOOD_SCORE", "GOOD_UPDATES", "LEARNERS", "main", "train"]
@@ -113,9 +114,10 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
     the environment's time limit) is not a terminal state, the agent bootstraps through it.
 
     Schedule: a policy whose episode scored at least ``good_score`` (mean over agents) needs
-    fewer updates to stay good, so the next episode makes ``good_updates`` per learning
-    step; below it, the config's ``learn_updates``. In a run that solves at episode ~105
-    this halves the cost of the second half (``good_score=None`` turns it off).
+    no more updates to stay good, so the next episode makes ``good_updates`` per learning
+    step (default none: learning pauses); below it, the config's ``learn_updates``. In a run
+    that solves at episode ~105 this saves most of the second half's updates
+    (``good_score=None`` turns it off).
 
     With ``out_dir`` the run folder is written every ``save_every`` episodes and at the end,
     with the full training state (``save_buffer``: the replay buffer too), so the run can be
@@ -349,14 +351,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "a Gymnasium task's from tasks.TASKS or its spec's reward_threshold)")
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides (or variants.VariantConfig keys: replay, "
-                        "exploration, batch_norm, n_step, ...), or a path to a JSON file")
+                        "exploration, batch_norm, preset, ...), or a path to a JSON file")
     p.add_argument("--good-score", type=_good_score, default=_UNSET,
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
                         f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
                         "off on Gymnasium tasks; 'nan' turns it off)")
     p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"schedule: updates per learning step while the policy is good "
-                        f"(default {GOOD_UPDATES})")
+                        f"(default {GOOD_UPDATES}: learning pauses)")
     p.add_argument("--unity", metavar="PATH", default=None,
                    help="use the Unity binary at PATH (needs unityagents) instead of the "
                         "built-in environment")

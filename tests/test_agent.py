@@ -205,7 +205,7 @@ def test_learn_clips_the_critic_gradient() -> None:
 
 def test_step_follows_learning_schedule() -> None:
     agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=40, learn_every=5,
-                  learn_updates=3)
+                  learn_updates=3, n_step=1)  # one-step: each step stores its transitions at once
     rng = np.random.default_rng(0)
     for _ in range(10):
         s = rng.standard_normal((4, 33))
@@ -216,7 +216,7 @@ def test_step_follows_learning_schedule() -> None:
 
 
 def test_learn_updates_can_be_lowered_by_the_training_loop() -> None:
-    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=4, learn_every=1, learn_updates=3)
+    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=16, warmup=4, learn_every=1, learn_updates=3, n_step=1)
     rng = np.random.default_rng(0)
     s = rng.standard_normal((4, 33))
     agent.step(s, rng.uniform(-1, 1, (4, 4)), [0.0] * 4, s)
@@ -233,7 +233,7 @@ def test_only_true_terminals_stop_the_bootstrap() -> None:
     rng = np.random.default_rng(0)
     s = rng.standard_normal((3, 33))
     a = rng.uniform(-1, 1, (3, 4))
-    agent = Agent(33, 4, 0, buffer_size=100, gamma=0.9)
+    agent = Agent(33, 4, 0, buffer_size=100, gamma=0.9, n_step=1)  # (n-step: tests/test_n_step.py)
     agent.step(s, a, [0.1] * 3, s)  # Reacher: no terminal states
     agent.step(s, a, [0.1] * 3, s, [True, False, True])
     np.testing.assert_allclose(_stored_discounts(agent), [0.9] * 3 + [0.0, 0.9, 0.0], rtol=1e-6)

@@ -339,8 +339,10 @@ def test_training_steps_follow_the_readable_schedule() -> None:
             agent.step(s, actions[1], r, ns)
         assert fast.n_updates == readable.n_updates
         assert torch.equal(fast.memory.generator.get_state(), readable.memory.generator.get_state())
-    # The buffer holds 200 transitions from step 20 on: learning at steps 20, 25, ..., 40.
-    assert fast.n_updates == readable.n_updates == 5 * 3
+    # 3-step returns store each arm's first transition at step 3: the buffer holds 200 from
+    # step 22 on, so learning happens at steps 25, 30, 35 and 40.
+    assert fast.config.n_step == readable.config.n_step == 3
+    assert fast.n_updates == readable.n_updates == 4 * 3
     assert torch.equal(fast.memory.data, readable.memory.data)
     assert not torch.equal(fast.flat, _fast(1).flat)  # it did learn
 

@@ -18,13 +18,15 @@ import train as train_mod
 ROOT = Path(__file__).resolve().parent.parent
 
 # `python train.py --reproducible --episodes 2 --seed 0` (20 arms, the defaults): each arm's
-# score in episodes 1 and 2, as scores.csv writes them. Learning starts inside episode 1, so
-# both episodes depend on the learner's rounding as well as the environment's.
+# score in episodes 1 and 2, as scores.csv writes them. Episode 1 fills the warm-up (the
+# untrained actor with OU noise, the environment's rounding); learning starts at the first
+# learning step of episode 2 (1,000 updates in it), so episode 2 depends on the learner's
+# rounding too.
 GOLDEN_SCORES = [
-    ["0.1300", "0.2300", "0.3300", "0.5200", "1.1300", "0.1600", "0.4500", "0.4000", "0.6200", "0.6200",
-     "0.6400", "0.3000", "0.1200", "0.0300", "0.0000", "0.0400", "0.3900", "0.1600", "0.7400", "0.4000"],
-    ["0.1600", "0.7200", "0.1100", "1.4700", "1.3500", "0.3500", "1.6600", "1.0800", "0.6600", "1.1700",
-     "2.1600", "0.0000", "0.4600", "0.9900", "1.4900", "0.2500", "1.1600", "1.3300", "0.0000", "1.2100"],
+    ["1.1200", "0.6800", "0.9800", "0.5600", "0.9800", "0.5800", "0.7300", "0.9100", "1.0700", "0.7100",
+     "0.5300", "1.2700", "0.3300", "1.1900", "1.1500", "0.8900", "0.6600", "0.2200", "0.3400", "0.8500"],
+    ["0.2800", "0.4500", "1.5800", "0.5400", "0.1700", "1.0700", "0.6400", "0.4600", "0.2000", "0.5600",
+     "0.1800", "0.5300", "1.8500", "0.6700", "0.1800", "1.3600", "0.1200", "0.4300", "0.0600", "1.2400"],
 ]
 
 def _unpinned_environment() -> dict[str, str]:

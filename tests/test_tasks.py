@@ -96,7 +96,7 @@ def test_the_loop_stops_bootstrapping_at_terminations_and_waits_for_copies_that_
     although the vector environment restarts a finished copy and it earns rewards again),
     discount 0 on each terminal one, each copy's score its own episode's return."""
     env = GymEnvironment(COUNTDOWN_ID, num_envs=3, seed=0)
-    agent = Agent(2, 1, 0, warmup=10**6)
+    agent = Agent(2, 1, 0, warmup=10**6, n_step=1)
     scores = train_mod.train(env, agent, n_episodes=1, max_t=50, target_score=None, progress=False, quiet=True,
                              good_score=None)
     env.close()
@@ -111,9 +111,26 @@ def test_the_loop_stops_bootstrapping_at_terminations_and_waits_for_copies_that_
     assert states[-1, 0] == 1.0  # copy 2's last state: one step left
 
 
+def test_n_step_returns_through_the_loop_end_at_each_copys_termination():
+    """The same copies with 3-step returns: still 12 transitions, none past a copy's end. Step 1
+    of copies 1 and 2 and step 2 of copy 2 span 3 steps (discount gamma^3); every other step
+    reaches its copy's terminal state within 3 steps (discount 0), returns summed to it."""
+    env = GymEnvironment(COUNTDOWN_ID, num_envs=3, seed=0)
+    agent = Agent(2, 1, 0, warmup=10**6, n_step=3)
+    train_mod.train(env, agent, n_episodes=1, max_t=50, target_score=None, progress=False, quiet=True,
+                    good_score=None)
+    env.close()
+    memory = agent.memory
+    assert len(memory) == 12
+    _, _, rewards, _, discounts = memory.split(memory.data[:12])
+    g = agent.config.gamma
+    assert sorted(np.round(discounts.ravel().tolist(), 6)) == [0.0] * 9 + [round(g ** 3, 6)] * 3
+    np.testing.assert_allclose(sorted(rewards.ravel().tolist())[-1], 1 + g + g * g, rtol=1e-6)  # 3 rewards of 1
+
+
 def test_a_truncated_episode_bootstraps():
     env = GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=7)  # truncated at 6, never terminates
-    agent = Agent(2, 1, 0, warmup=10**6)
+    agent = Agent(2, 1, 0, warmup=10**6, n_step=1)
     train_mod.train(env, agent, n_episodes=1, target_score=None, progress=False, quiet=True, good_score=None)
     env.close()
     assert len(agent.memory) == 6
@@ -219,7 +236,7 @@ def test_animate_writes_frames_the_final_picture_and_an_animation(tmp_path):
 
 def test_reward_scale_changes_what_is_learned_not_the_scores():
     env = GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=0)
-    agent = Agent(2, 1, 0, warmup=10**6)
+    agent = Agent(2, 1, 0, warmup=10**6, n_step=1)
     scores = train_mod.train(env, agent, n_episodes=1, target_score=None, progress=False, quiet=True,
                              good_score=None, reward_scale=0.25)
     env.close()

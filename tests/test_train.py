@@ -64,7 +64,7 @@ def test_schedule_makes_fewer_updates_after_a_good_episode() -> None:
             return super().reset(train_mode)
 
     env = AlternatingEnv(num_agents=2, episode_len=10)
-    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=8, warmup=1, learn_every=1, learn_updates=3)
+    agent = Agent(33, 4, 0, buffer_size=1000, batch_size=8, warmup=1, learn_every=1, learn_updates=3, n_step=1)
     per_episode = []
 
     def log(msg: str) -> None:
@@ -263,7 +263,7 @@ def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     record = json.loads((out / "run.json").read_text())
     switched_on = {k: v for k, v in variant.items() if k != "n_step"}  # n-step returns are plain DDPG's own
     assert record["variants"] == switched_on and record["learner"] == learner and record["learner_updates"] > 0
-    assert record["config"]["n_step"] == variant.get("n_step", 1)
+    assert record["config"]["n_step"] == variant.get("n_step", DDPGConfig().n_step)
     replay = rundir.agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
     assert type(replay.actor_local) is type(train_mod.make_agent("fast", (33, 4, 0), parse_config(variant)).actor_local)
 
