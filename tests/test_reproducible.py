@@ -94,3 +94,12 @@ def test_the_machine_record_names_what_decides_the_rounding() -> None:
                             "torch_interop_threads", "numpy_simd", "numba_target", "reproducible"}
     assert machine["cpu"] and machine["torch_cpu_capability"] in {"DEFAULT", "AVX2", "AVX512", "SVE256", "ZVECTOR"}
     assert machine["reproducible"] is False and machine["mkl_cbwr"] == os.environ.get("MKL_CBWR")
+
+
+def test_the_golden_scores_are_the_ones_checked_on_two_cpus() -> None:
+    """The scores above are those the cross-CPU record shows, natively and under emulation."""
+    text = (ROOT / "benchmarks" / "results" / "reproducible_cross_cpu.txt").read_text()
+    section = text[text.index("# The new default"):]
+    assert "new default, --reproducible: scores identical True, weights bitwise identical True" in section
+    for episode, scores in enumerate(GOLDEN_SCORES, start=1):
+        assert section.count(f"episode {episode} " + ",".join(scores)) == 2  # this CPU and the emulated Haswell
