@@ -390,6 +390,12 @@ class FastAgent(Agent):
         self.settle()
         super().step(*args, **kwargs)
 
+    def reset(self) -> None:
+        """``Agent.reset``, which stores the last episode's pending n-step transitions: no helper
+        job may still be drawing from the buffer then."""
+        self.settle()
+        super().reset()
+
     # ------------------------------------------------------------- the passes
     def _workspace(self, b: int) -> dict[str, torch.Tensor]:
         """Preallocated activations for batch size b (allocated once per size)."""
