@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_train.py --seeds 3 --max-episodes 200
     .venv/bin/python benchmarks/bench_train.py --updates-only   # learner updates/s only
     .venv/bin/python benchmarks/bench_train.py --learner readable   # the plain-autograd agent
-    .venv/bin/python benchmarks/bench_train.py --config '{"n_step": 3}' --good-updates 5   # a candidate
+    .venv/bin/python benchmarks/bench_train.py --config '{"critic_layer_norm": true}'   # a candidate
     .venv/bin/python benchmarks/bench_train.py --agents 1 --max-episodes 500   # one arm (tasks.REACHER_ONE_ARM)
     .venv/bin/python benchmarks/bench_train.py --seeds 0-19 --skip-updates --json sweep.json   # a distribution
 
