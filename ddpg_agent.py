@@ -131,12 +131,12 @@ class NStepReturns:
                              f"its episode ({len(self.last_states)}); the agent's reset() ends an episode")
         self.steps.append((np.asarray(states), np.asarray(actions), np.asarray(rewards, np.float64).reshape(-1)))
         self.last_states = np.asarray(next_states)
-        ready = terminated | (len(self.steps) == self.n)  # each arm's oldest step, if complete
+        ready, ended = terminated | (len(self.steps) == self.n), terminated.any()  # oldest complete; arms left
         out = [self.transitions(ready, 0, terminated)] if ready.any() else []
-        out += [self.transitions(terminated, j, terminated) for j in range(1, len(self.steps)) if terminated.any()]
+        out += [self.transitions(terminated, j, terminated) for j in range(1, len(self.steps) if ended else 1)]
         if len(self.steps) == self.n:
             self.steps.pop(0)
-        if terminated.any():
+        if ended:
             self.steps = [tuple(x[~terminated] for x in step) for step in self.steps if not terminated.all()]
             self.last_states = self.last_states[~terminated]
         return out

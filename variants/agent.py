@@ -136,13 +136,13 @@ class VariantAgent(Agent):
                 q_next = self.critic_target(next_states, next_actions)
             y = rewards + discounts * q_next
         q = self.critic_local.both(states, actions) if cfg.twin_critics else (self.critic_local(states, actions),)
-        td_errors = q[0] - y
+        td_errors = [qi - y for qi in q]  # the first critic's are the priorities' (prioritized replay)
         weights = prioritized[0] if prioritized else 1.0  # importance weights (prioritized replay)
-        critic_loss = sum((weights * (qi - y).pow(2)).mean() for qi in q)
+        critic_loss = sum((weights * errors.pow(2)).mean() for errors in td_errors)
         actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
         self.optimise(actor_loss, critic_loss)
         if prioritized:
-            self.memory.update_priorities(prioritized[1], td_errors)
+            self.memory.update_priorities(prioritized[1], td_errors[0])
 
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         """``Agent.optimise``; with TD3's policy delay, the updates in between step the critic only."""

@@ -14,11 +14,12 @@ from typing import Any
 from cli import is_number
 from ddpg_agent import DDPGConfig
 
+# What turns a variant on.
 VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "critic_layer_norm", "twin_critics", "target_noise",
                     "policy_delay")
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
-PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2}}  # what turns a variant on
+PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2}}
 PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
 # A variant's own settings, and the switch each needs (without it, a setting does nothing).
 NEEDS = {"noisy_sigma0": ("exploration", "noisy"), **{k: ("replay", "prioritized") for k in
