@@ -74,7 +74,8 @@ def is_number(value: Any) -> bool:
 class CheckedConfig:
     """Checks for a dataclass of settings (``ddpg_agent.DDPGConfig``), declared by its class
     attributes: ``COUNTS`` (whole numbers >= 1), ``NON_NEGATIVE`` (numbers >= 0) and
-    ``FRACTIONS`` (numbers in [0, 1], ``tau`` above 0). A bad value is a ValueError at
+    ``FRACTIONS`` (numbers in [0, 1], ``tau`` above 0); a field whose default is a bool
+    takes true or false only. A bad value is a ValueError at
     construction that names every problem."""
 
     COUNTS: ClassVar[tuple[str, ...]] = ()
@@ -99,6 +100,9 @@ class CheckedConfig:
             if not is_number(value) or not 0 <= value <= 1 or (name == "tau" and value == 0):
                 interval = "(0, 1]" if name == "tau" else "[0, 1]"
                 problems.append(f"{name} must be a number in {interval}, got {value!r}")
+        problems += [f"{f.name} must be true or false, got {getattr(self, f.name)!r}"
+                     for f in fields(self) if isinstance(f.default, bool)  # type: ignore[arg-type]
+                     and not isinstance(getattr(self, f.name), bool)]
         return problems
 
     def to_dict(self) -> dict[str, Any]:

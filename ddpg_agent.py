@@ -57,6 +57,7 @@ class DDPGConfig(CheckedConfig):
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
     n_step: int = 3  # learn from n-step returns (1: the one-step TD target)
+    critic_layer_norm: bool = False  # layer norm before the critic's ReLUs (model.Critic)
 
     # What each field must be, checked by cli.CheckedConfig (variants.VariantConfig adds its own).
     COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",
@@ -195,8 +196,8 @@ class Agent:
         # Actor (policy) and critic (Q-function), each with a slowly following target copy.
         self.actor_local = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2)
         self.actor_target = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2)
-        self.critic_local = Critic(state_size, action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2)
-        self.critic_target = Critic(state_size, action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2)
+        critic = (state_size, action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
+        self.critic_local, self.critic_target = Critic(*critic), Critic(*critic)
         self.actor_target.load_state_dict(self.actor_local.state_dict())
         self.critic_target.load_state_dict(self.critic_local.state_dict())
         # fused: one kernel per step, whose square root is IEEE-exact on every CPU (the unfused

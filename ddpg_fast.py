@@ -43,6 +43,7 @@ _ADDMM_RELU = torch._addmm_activation
 # The ReLU's backward as one fused kernel writing into a preallocated buffer:
 # _RELU_GRAD(grad, out, 0.0, grad_input=dst) sets dst = grad * (out > 0).
 _RELU_GRAD = torch.ops.aten.threshold_backward.grad_input
+LAYER_NORM_EPS = 1e-5  # nn.LayerNorm's default, which model.Critic's layer norm uses
 
 
 def available_cpus() -> int:
@@ -51,6 +52,36 @@ def available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _layer_norm_relu(pre: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, xhat: torch.Tensor,
+                     rstd: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """Replaces ``relu(layer_norm(pre))`` (``model.Critic`` with ``layer_norm``): into ``out``,
+    keeping the normalised ``xhat`` and 1/std ``rstd`` for the backward pass. The square root
+    is numpy's, IEEE-exact on every CPU (as in ``FlatAdam``)."""
+    var, mean = torch.var_mean(pre, dim=1, keepdim=True, correction=0)
+    np.sqrt(var.add_(LAYER_NORM_EPS).numpy(), out=rstd.numpy())
+    torch.reciprocal(rstd, out=rstd)
+    torch.sub(pre, mean, out=xhat).mul_(rstd)
+    return torch.addcmul(bias, xhat, weight, out=out).relu_()
+
+
+def _layer_norm_relu_backward(grad_out: torch.Tensor, out: torch.Tensor, xhat: torch.Tensor, rstd: torch.Tensor,
+                              weight: torch.Tensor, grad_pre: torch.Tensor, tmp: torch.Tensor,
+                              grad_weight: torch.Tensor | None = None, grad_bias: torch.Tensor | None = None
+                              ) -> torch.Tensor:
+    """The backward pass of ``_layer_norm_relu``: the gradient with respect to ``pre`` into
+    ``grad_pre`` (which may be ``grad_out``'s buffer), and with ``grad_weight``/``grad_bias``
+    the layer norm's own. With dy the gradient past the ReLU and dx = dy * weight:
+    d pre = rstd * (dx - mean(dx) - xhat * mean(dx * xhat)), means over the layer's units."""
+    dy = _RELU_GRAD(grad_out, out, 0.0, grad_input=grad_pre)
+    if grad_weight is not None and grad_bias is not None:
+        torch.sum(torch.mul(dy, xhat, out=tmp), 0, out=grad_weight)
+        torch.sum(dy, 0, out=grad_bias)
+    dx = dy.mul_(weight)
+    mean_dx = dx.mean(1, keepdim=True)
+    mean_dx_xhat = torch.mul(dx, xhat, out=tmp).mean(1, keepdim=True)
+    return dx.sub_(mean_dx).addcmul_(xhat, mean_dx_xhat, value=-1.0).mul_(rstd)
 
 
 def _flatten_parameters(modules: list[nn.Module], with_grad: bool
@@ -205,12 +236,14 @@ class _Views:
     """Named views of the flat [actor | critic] tensor (parameters, targets or gradients).
 
     Actor: w1 b1 w2 b2 w3 b3; critic: v1 c1 v2 c2 v3 c3, with v2s and v2a the columns of the
-    critic's second layer that take the first layer's output and the action. The ``...T``
-    names are transposed views, made once.
+    critic's second layer that take the first layer's output and the action, and with layer
+    norm its weights and biases n1 m1 (first layer) n2 m2 (second). The ``...T`` names are
+    transposed views, made once.
     """
 
     def __init__(self, flat: torch.Tensor, shapes: list[torch.Size]) -> None:
-        names = ["w1", "b1", "w2", "b2", "w3", "b3", "v1", "c1", "v2", "c2", "v3", "c3"]
+        names = ["w1", "b1", "w2", "b2", "w3", "b3", "v1", "c1", "v2", "c2", "v3", "c3", "n1", "m1", "n2", "m2"]
+        names = names[:len(shapes)]
         offset = 0
         for name, shape in zip(names, shapes, strict=True):
             n = int(np.prod(shape))
@@ -249,7 +282,8 @@ class FastAgent(Agent):
         nets = [self.actor_local, self.critic_local]
         targets = [self.actor_target, self.critic_target]
         shapes = [p.shape for m in nets for p in m.parameters()]
-        if len(shapes) != 12:
+        self.layer_norm = cfg.critic_layer_norm
+        if len(shapes) != (16 if self.layer_norm else 12):
             raise ValueError("the fast learner needs the 3-layer Actor and Critic of model.py")
         self.flat, grad = _flatten_parameters(nets, with_grad=True)
         self.target_flat, _ = _flatten_parameters(targets, with_grad=False)
@@ -410,6 +444,10 @@ class FastAgent(Agent):
                   "dx": e(b, c1), "h1": e(b, h1), "h2": e(b, h2), "mu": e(b, na),
                   "hp": e(b, c2), "dhp": e(b, c2), "dmu": e(b, na), "dh2": e(b, h2),
                   "dh1": e(b, h1), "v3s": e(1, c2)}
+            if self.layer_norm:  # pre-activations, normalised values and 1/std, by pass; scratch
+                for pre, width in (("t_x", c1), ("t_z", c2), ("x", c1), ("z", c2), ("hp", c2)):
+                    ws.update({pre + "_pre": e(b, width), pre + "_hat": e(b, width), pre + "_rstd": e(b, 1)})
+                ws.update({"tmp1": e(b, c1), "tmp2": e(b, c2), "tmp_p": e(b, c2)})
             self._work[b] = ws
         return ws
 
@@ -420,24 +458,40 @@ class FastAgent(Agent):
         _ADDMM_RELU(t.b1, ns, t.w1T, out=ws["t_h1"])
         _ADDMM_RELU(t.b2, ws["t_h1"], t.w2T, out=ws["t_h2"])
         addmm(t.b3, ws["t_h2"], t.w3T, out=ws["t_mu"]).tanh_()
-        _ADDMM_RELU(t.c1, ns, t.v1T, out=ws["t_x"])
-        addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z"])
-        _ADDMM_RELU(ws["t_z"], ws["t_mu"], t.v2aT, out=ws["t_z"])
+        if self.layer_norm:
+            pre = addmm(t.c1, ns, t.v1T, out=ws["t_x_pre"])
+            _layer_norm_relu(pre, t.n1, t.m1, ws["t_x_hat"], ws["t_x_rstd"], out=ws["t_x"])
+            addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z_pre"])
+            pre = addmm(ws["t_z_pre"], ws["t_mu"], t.v2aT, out=ws["t_z_pre"])
+            _layer_norm_relu(pre, t.n2, t.m2, ws["t_z_hat"], ws["t_z_rstd"], out=ws["t_z"])
+        else:
+            _ADDMM_RELU(t.c1, ns, t.v1T, out=ws["t_x"])
+            addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z"])
+            _ADDMM_RELU(ws["t_z"], ws["t_mu"], t.v2aT, out=ws["t_z"])
         addmm(t.c3, ws["t_z"], t.v3T, out=ws["q_next"])
         return torch.addcmul(r, disc, ws["q_next"], out=ws["y"])
 
     def _critic_forward(self, ws: dict[str, torch.Tensor], s: torch.Tensor,
                         a: torch.Tensor) -> torch.Tensor:
         """Replaces ``critic_local(states, actions)``, keeping xa = [relu(fcs1(s)) | a] (fc2's
-        input), z (fc2's state part plus bias) and h = relu(fc2(xa)) for the backward passes."""
+        input), z (fc2's state part plus bias) and h = relu(fc2(xa)) for the backward passes
+        (with layer norm, the normalised values and 1/std of both layers too)."""
         p = self._p
         hidden = p.v1.shape[0]
         xa = ws["xa"]
         x = xa[:, :hidden]
-        _ADDMM_RELU(p.c1, s, p.v1T, out=x)
+        if self.layer_norm:
+            pre = torch.addmm(p.c1, s, p.v1T, out=ws["x_pre"])
+            _layer_norm_relu(pre, p.n1, p.m1, ws["x_hat"], ws["x_rstd"], out=x)
+        else:
+            _ADDMM_RELU(p.c1, s, p.v1T, out=x)
         xa[:, hidden:].copy_(a)
         z = torch.addmm(p.c2, x, p.v2sT, out=ws["z"])
-        h = _ADDMM_RELU(z, a, p.v2aT, out=ws["h"])
+        if self.layer_norm:
+            pre = torch.addmm(z, a, p.v2aT, out=ws["z_pre"])
+            h = _layer_norm_relu(pre, p.n2, p.m2, ws["z_hat"], ws["z_rstd"], out=ws["h"])
+        else:
+            h = _ADDMM_RELU(z, a, p.v2aT, out=ws["h"])
         return torch.addmm(p.c3, h, p.v3T, out=ws["q"])
 
     def _critic_gradients(self, ws: dict[str, torch.Tensor], q: torch.Tensor, y: torch.Tensor,
@@ -454,10 +508,18 @@ class FastAgent(Agent):
         x = xa[:, :p.v1.shape[0]]
         mm(dq.t(), h, out=g.v3)
         torch.sum(dq, 0, out=g.c3)
-        dh = _RELU_GRAD(mm(dq, p.v3, out=ws["dh"]), h, 0.0, grad_input=ws["dh"])
+        dh = mm(dq, p.v3, out=ws["dh"])
+        if self.layer_norm:
+            dh = _layer_norm_relu_backward(dh, h, ws["z_hat"], ws["z_rstd"], p.n2, dh, ws["tmp2"], g.n2, g.m2)
+        else:
+            dh = _RELU_GRAD(dh, h, 0.0, grad_input=dh)
         mm(dh.t(), xa, out=g.v2)
         torch.sum(dh, 0, out=g.c2)
-        dx = _RELU_GRAD(mm(dh, p.v2s, out=ws["dx"]), x, 0.0, grad_input=ws["dx"])
+        dx = mm(dh, p.v2s, out=ws["dx"])
+        if self.layer_norm:
+            dx = _layer_norm_relu_backward(dx, x, ws["x_hat"], ws["x_rstd"], p.n1, dx, ws["tmp1"], g.n1, g.m1)
+        else:
+            dx = _RELU_GRAD(dx, x, 0.0, grad_input=dx)
         mm(dx.t(), s, out=g.v1)
         torch.sum(dx, 0, out=g.c1)
 
@@ -470,9 +532,14 @@ class FastAgent(Agent):
         h1 = _ADDMM_RELU(p.b1, s, p.w1T, out=ws["h1"])
         h2 = _ADDMM_RELU(p.b2, h1, p.w2T, out=ws["h2"])
         mu = torch.addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_()
-        hp = _ADDMM_RELU(ws["z"], mu, p.v2aT, out=ws["hp"])
         v3s = torch.mul(p.v3, -1.0 / b, out=ws["v3s"]).expand(b, -1)
-        dhp = _RELU_GRAD(v3s, hp, 0.0, grad_input=ws["dhp"])
+        if self.layer_norm:
+            pre = torch.addmm(ws["z"], mu, p.v2aT, out=ws["hp_pre"])
+            hp = _layer_norm_relu(pre, p.n2, p.m2, ws["hp_hat"], ws["hp_rstd"], out=ws["hp"])
+            dhp = _layer_norm_relu_backward(v3s, hp, ws["hp_hat"], ws["hp_rstd"], p.n2, ws["dhp"], ws["tmp_p"])
+        else:
+            hp = _ADDMM_RELU(ws["z"], mu, p.v2aT, out=ws["hp"])
+            dhp = _RELU_GRAD(v3s, hp, 0.0, grad_input=ws["dhp"])
         dmu = mm(dhp, p.v2a, out=ws["dmu"])
         dmu.addcmul_(dmu, mu * mu, value=-1.0)  # tanh' = 1 - mu^2
         mm(dmu.t(), h2, out=g.w3)

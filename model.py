@@ -68,7 +68,13 @@ class Actor(nn.Module):
 
 
 class Critic(nn.Module):
-    """Q-network: (state, action) -> scalar value; the action joins the first hidden layer's output."""
+    """Q-network: (state, action) -> scalar value; the action joins the first hidden layer's output.
+
+    With ``layer_norm`` each hidden layer's pre-activations are normalised over its units, per
+    sample, before the ReLU (Ba et al. 2016). It keeps the hidden units, and so the action
+    gradient the actor climbs, on one scale while the Q-values grow; unlike batch norm it has
+    no running statistics and no train/eval modes, so the targets compute what learning does.
+    """
 
     def __init__(
         self,
@@ -77,12 +83,15 @@ class Critic(nn.Module):
         seed: int,
         fcs1_units: int = 128,
         fc2_units: int = 128,
+        layer_norm: bool = False,
     ) -> None:
         super().__init__()
         self.seed = torch.manual_seed(seed)
         self.fcs1 = nn.Linear(state_size, fcs1_units)
         self.fc2 = nn.Linear(fcs1_units + action_size, fc2_units)
         self.fc3 = nn.Linear(fc2_units, 1)
+        self.ln1 = nn.LayerNorm(fcs1_units) if layer_norm else nn.Identity()
+        self.ln2 = nn.LayerNorm(fc2_units) if layer_norm else nn.Identity()
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -93,6 +102,6 @@ class Critic(nn.Module):
 
     def forward(self, state: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         """Return Q(state, action) with shape (B, 1)."""
-        xs = F.relu(self.fcs1(state))
-        x = F.relu(self.fc2(torch.cat((xs, action), dim=1)))
+        xs = F.relu(self.ln1(self.fcs1(state)))
+        x = F.relu(self.ln2(self.fc2(torch.cat((xs, action), dim=1))))
         return self.fc3(x)

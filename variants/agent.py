@@ -11,7 +11,6 @@ config                      piece                                  what changes 
 ``replay: prioritized``     ``prioritized.PrioritizedReplayBuffer``  importance-weighted critic
                                                                    loss; new priorities
 ``batch_norm: true``        ``batch_norm.BatchNorm{Actor,Critic}``  train/eval modes
-``critic_layer_norm: true`` ``layer_norm.LayerNormCritic``          nothing (the critic's layers)
 ``twin_critics: true``      ``twin.TwinCritic``                     min of two target Qs; both learn
 ``target_noise: 0.2``       (here)                                 noise on the target action
 ``policy_delay: 2``         (here)                                 actor and targets every 2nd update
@@ -38,7 +37,6 @@ from model import Actor, Critic
 from variants.batch_norm import BatchNormActor, BatchNormCritic
 from variants.config import VariantConfig
 from variants.gaussian import GaussianNoise
-from variants.layer_norm import LayerNormCritic
 from variants.noisy import NoisyActor
 from variants.prioritized import PrioritizedReplayBuffer
 from variants.twin import TwinCritic
@@ -58,7 +56,7 @@ class VariantAgent(Agent):
         if cfg.batch_norm and (cfg.exploration == "noisy" or cfg.critic_layer_norm):
             raise ValueError("batch_norm is not combined here with exploration 'noisy' or critic_layer_norm; pick one")
 
-        if cfg.batch_norm or cfg.exploration == "noisy" or cfg.critic_layer_norm or cfg.twin_critics:  # build again
+        if cfg.batch_norm or cfg.exploration == "noisy" or cfg.twin_critics:  # build again
             def actor() -> Actor:
                 if cfg.batch_norm:
                     return BatchNormActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2)
@@ -66,12 +64,15 @@ class VariantAgent(Agent):
                     return NoisyActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2, cfg.noisy_sigma0)
                 return Actor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2)
 
-            critic_class = BatchNormCritic if cfg.batch_norm else LayerNormCritic if cfg.critic_layer_norm else Critic
-            self.actor_local, self.actor_target = actor(), actor()
+            def one_critic(seed: int) -> Critic:
+                if cfg.batch_norm:
+                    return BatchNormCritic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+                return Critic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
+
             def critic() -> nn.Module:
-                if cfg.twin_critics:
-                    return TwinCritic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2, critic_class)
-                return critic_class(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+                return TwinCritic(one_critic, seed) if cfg.twin_critics else one_critic(seed)
+
+            self.actor_local, self.actor_target = actor(), actor()
 
             self.critic_local, self.critic_target = critic(), critic()
             self.actor_target.load_state_dict(self.actor_local.state_dict())

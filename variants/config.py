@@ -15,8 +15,7 @@ from cli import is_number
 from ddpg_agent import DDPGConfig
 
 # What turns a variant on.
-VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "critic_layer_norm", "twin_critics", "target_noise",
-                    "policy_delay")
+VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "twin_critics", "target_noise", "policy_delay")
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
 PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2}}
@@ -38,7 +37,6 @@ class VariantConfig(DDPGConfig):
     per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
     per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
     batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
-    critic_layer_norm: bool = False  # layer normalisation in the critic's hidden layers
     twin_critics: bool = False  # TD3: two critics, the smaller target value in the TD target
     target_noise: float = 0.0  # TD3: std of the Gaussian noise on the target actor's action (0: none)...
     target_noise_clip: float = 0.5  # ...clipped to +- this
@@ -56,9 +54,6 @@ class VariantConfig(DDPGConfig):
                 problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
         if is_number(self.per_eps) and self.per_eps <= 0:
             problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
-        problems += [f"{name} must be true or false, got {getattr(self, name)!r}"
-                     for name in ("batch_norm", "critic_layer_norm", "twin_critics")
-                     if not isinstance(getattr(self, name), bool)]
         for name, (switch, value) in NEEDS.items():
             if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "

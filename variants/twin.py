@@ -10,20 +10,19 @@ TD3. The two are initialised from different seeds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import nn
 
-from model import Critic
-
 
 class TwinCritic(nn.Module):
-    """Two ``model.Critic``s: ``forward`` gives Q1, ``both`` gives (Q1, Q2)."""
+    """Two critics, ``make_critic(seed)`` and ``make_critic(seed + 1)``: ``forward`` gives Q1,
+    ``both`` gives (Q1, Q2)."""
 
-    def __init__(self, state_size: int, action_size: int, seed: int, fcs1_units: int = 128,
-                 fc2_units: int = 128, critic_class: type[Critic] = Critic) -> None:
+    def __init__(self, make_critic: Callable[[int], nn.Module], seed: int) -> None:
         super().__init__()
-        self.q1 = critic_class(state_size, action_size, seed, fcs1_units, fc2_units)
-        self.q2 = critic_class(state_size, action_size, seed + 1, fcs1_units, fc2_units)
+        self.q1, self.q2 = make_critic(seed), make_critic(seed + 1)
 
     def forward(self, state: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         return self.q1(state, action)
