@@ -14,9 +14,8 @@ s_t+n, gamma^n): the same update then carries rewards n steps back. Exploration 
 Ornstein-Uhlenbeck noise to the actor's action while training. An episode cut by a time
 limit is not a terminal state: its last transition bootstraps.
 
-This is the plain-PyTorch version (autograd, torch.optim.Adam). ``ddpg_fast.FastAgent``
-computes the very same update by hand over two threads; tests prove the two equal, and
-``train.py --learner {fast,readable}`` picks one.
+This is the plain-PyTorch version (autograd, torch.optim.Adam); ``ddpg_fast.FastAgent`` computes
+the same update by hand over two threads, proven equal by tests (``train.py --learner fast``).
 """
 
 from __future__ import annotations

@@ -64,8 +64,11 @@ SOLVE_SCORE = 30.0
 SOLVE_WINDOW = 100
 # DDPGConfig fields that fix the networks' shapes...
 ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
-# ...and their kind (variants/: batch norm, layer norm, twin critics, a NoisyNet actor); older runs lack some.
+# ...and their kind (layer norm; variants/: batch norm, twin critics, a NoisyNet actor); older runs lack some.
 NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0")
+# Settings that came after some run records were written: a record without one ran with this
+# value, whatever the default is now (plain DDPG's records hold only DDPGConfig's keys then).
+UNRECORDED_SETTINGS = {"n_step": 1, "critic_layer_norm": False}
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:
@@ -265,7 +268,8 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, float | None]]:
 
 def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
     """The run.json of a run folder, or a record file itself (such as the committed
-    checkpoint_run.json). ValueError with the reason when it cannot be used."""
+    checkpoint_run.json), its config completed with ``UNRECORDED_SETTINGS``. ValueError with
+    the reason when it cannot be used."""
     path = Path(run)
     if path.is_dir() or not path.suffix:
         path = path / RECORD_FILE
@@ -280,6 +284,7 @@ def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
         raise ValueError(f"cannot read {path}: {exc}") from None
     if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
         raise ValueError(f"{path} has no 'config' object; it was not written by train.py")
+    record["config"] = {**UNRECORDED_SETTINGS, **record["config"]}
     return record
 
 

@@ -27,6 +27,9 @@ CONFIGS = [
     {"threads": 1, "grad_clip": 2e-4, "weight_decay": 1e-3},  # clipping and decay: their order matters
     {"threads": 1, "actor_fc1": 64, "actor_fc2": 32, "critic_fc1": 48, "critic_fc2": 24,
      "batch_size": 100, "tau": 0.2, "gamma": 0.9},
+    {"threads": 2, "critic_layer_norm": True},
+    {"threads": 1, "critic_layer_norm": True, "weight_decay": 1e-3, "critic_fc1": 48, "critic_fc2": 24,
+     "batch_size": 100},
 ]
 _IDS = [",".join(f"{k}={v}" for k, v in o.items()) for o in CONFIGS]
 
@@ -47,9 +50,12 @@ def _chain_length(cfg: DDPGConfig, state_size: int = 33, action_size: int = 4) -
     products along the longest dependency chain of an update. The actor's first-layer
     gradient passes through the actor's three layers, the critic's second and third, back
     through all five and a sum over the batch; the critic's own chain through the target
-    networks is shorter. Counted generously: every hidden width twice."""
+    networks is shorter. Counted generously: every hidden width twice. Layer norm adds, per
+    critic layer, the sums over its units of its mean and variance and the two means of its
+    backward pass: four more widths each."""
     widths = cfg.actor_fc1 + cfg.actor_fc2 + cfg.critic_fc1 + cfg.critic_fc2
-    return cfg.batch_size + state_size + 2 * widths + 2 * action_size + 1
+    norm_sums = 4 * (cfg.critic_fc1 + cfg.critic_fc2) if cfg.critic_layer_norm else 0
+    return cfg.batch_size + state_size + 2 * widths + 2 * action_size + 1 + norm_sums
 
 
 def _fast(threads: int = 2, **options: object) -> FastAgent:
@@ -99,12 +105,16 @@ def _share_state(fast: FastAgent, readable: Agent) -> None:
     fast.optimizer.t = int(readable.actor_optimizer.state[next(readable.actor_local.parameters())]["step"])
 
 
-# The ReLU layers of one update, with how often each runs: the critic runs on (s, a) for its
-# own loss, then on (s, mu(s)) for the actor's; the actor runs once.
-_RELU_LAYERS = {"actor_local.fc1": 1, "actor_local.fc2": 1, "critic_local.fcs1": 2, "critic_local.fc2": 2}
+# The layers whose output a ReLU takes, with how often each runs: the critic runs on (s, a)
+# for its own loss, then on (s, mu(s)) for the actor's; the actor runs once. The critic's are
+# its layer norms (nn.Identity without layer norm: the linear layer's output as it is).
+_RELU_LAYERS = {"actor_local.fc1": 1, "actor_local.fc2": 1, "critic_local.ln1": 2, "critic_local.ln2": 2}
+# The linear layer before each.
+_LINEAR = {"actor_local.fc1": "actor_local.fc1", "actor_local.fc2": "actor_local.fc2",
+           "critic_local.ln1": "critic_local.fcs1", "critic_local.ln2": "critic_local.fc2"}
 
 
-def _layer(agent: Agent, name: str) -> torch.nn.Linear:
+def _layer(agent: Agent, name: str) -> torch.nn.Module:
     net, layer = name.split(".")
     return getattr(getattr(agent, net), layer)
 
@@ -124,7 +134,7 @@ def _fast_masks(agent: FastAgent, batch_size: int) -> dict[str, list[torch.Tenso
     ws = agent._work[batch_size]
     x = ws["xa"][:, :agent.config.critic_fc1] > 0
     return {"actor_local.fc1": [ws["h1"] > 0], "actor_local.fc2": [ws["h2"] > 0],
-            "critic_local.fcs1": [x, x], "critic_local.fc2": [ws["h"] > 0, ws["hp"] > 0]}
+            "critic_local.ln1": [x, x], "critic_local.ln2": [ws["h"] > 0, ws["hp"] > 0]}
 
 
 def _exact_gradient(agent: Agent, batch: tuple[torch.Tensor, ...],
@@ -147,16 +157,29 @@ def _exact_gradient(agent: Agent, batch: tuple[torch.Tensor, ...],
                 state[key] = state[key].double()
     calls = {name: iter(m) for name, m in masks.items()}
     followed = [0.0]
+    linear_scale: dict[str, torch.Tensor] = {}  # |W||x| + |b| of each linear layer's last call
 
-    def follow(layer: torch.nn.Linear, inputs: tuple[torch.Tensor], z: torch.Tensor, name: str) -> torch.Tensor:
+    def remember(layer: torch.nn.Linear, inputs: tuple[torch.Tensor], name: str) -> None:
+        linear_scale[name] = torch.nn.functional.linear(inputs[0].abs(), layer.weight.abs(), layer.bias.abs()).detach()
+
+    def follow(layer: torch.nn.Module, inputs: tuple[torch.Tensor], z: torch.Tensor, name: str) -> torch.Tensor:
         differs = next(calls[name]) != (z > 0)
         if not differs.any():
             return z
-        scale = torch.nn.functional.linear(inputs[0].abs(), layer.weight.abs(), layer.bias.abs())
+        scale = linear_scale[_LINEAR[name]]
+        if isinstance(layer, torch.nn.LayerNorm):
+            # z = w (pre - mean) / std + b: pre's error (up to scale) and the mean's reach z
+            # divided by std; the normalised value's own rounding is relative to it.
+            pre = inputs[0].detach()
+            var, mean = torch.var_mean(pre, dim=1, keepdim=True, correction=0)
+            rstd = (var + layer.eps).rsqrt()
+            scale = layer.weight.abs() * (rstd * (scale + scale.mean(1, keepdim=True)) + ((pre - mean) * rstd).abs()) \
+                + layer.bias.abs()
         followed[0] = max(followed[0], float((z.abs() / scale).detach()[differs].max()))
         return z - 2 * z.detach() * differs  # -z there: the other side of the kink, the same slope
 
     for name in _RELU_LAYERS:
+        _layer(exact, _LINEAR[name]).register_forward_pre_hook(lambda layer, i, name=_LINEAR[name]: remember(layer, i, name))
         _layer(exact, name).register_forward_hook(lambda layer, i, z, name=name: follow(layer, i, z, name))
     critic_before = torch.cat([p.detach().reshape(-1) for p in exact.critic_local.parameters()])
     exact.learn(tuple(t.double() for t in batch))
@@ -235,6 +258,25 @@ def test_the_comparison_catches_a_wrong_update(method: str, broken: Callable[[Fa
     monkeypatch.setattr(FastAgent, method, broken)
     with pytest.raises(AssertionError, match=caught):
         _compare_updates(options, reacher_transitions, n_states=2)
+
+
+def _layer_norm_backward_without_xhat_term(grad_out, out, xhat, rstd, weight, grad_pre, tmp, grad_weight=None,
+                                           grad_bias=None):
+    """Broken on purpose: layer norm's backward pass without its variance term."""
+    dy = ddpg_fast._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_pre)
+    if grad_weight is not None and grad_bias is not None:
+        torch.sum(dy * xhat, 0, out=grad_weight)
+        torch.sum(dy, 0, out=grad_bias)
+    dx = dy.mul_(weight)
+    return dx.sub_(dx.mean(1, keepdim=True)).mul_(rstd)
+
+
+def test_the_comparison_catches_a_wrong_layer_norm_backward(reacher_transitions,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """With layer norm, the per-update comparison fails when its backward pass drops a term."""
+    monkeypatch.setattr(ddpg_fast, "_layer_norm_relu_backward", _layer_norm_backward_without_xhat_term)
+    with pytest.raises(AssertionError, match="fast gradient"):
+        _compare_updates(CONFIGS[7], reacher_transitions, n_states=2)
 
 
 def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_states: int) -> None:

@@ -111,6 +111,25 @@ def test_agent_from_run_rebuilds_any_architecture(tmp_path, agent_class) -> None
         rundir.agent_from_checkpoints(tmp_path / rundir.ACTOR_FILE)
 
 
+@pytest.mark.parametrize("layer_norm", [False, True])
+def test_records_without_the_newer_settings_mean_what_they_ran(tmp_path, layer_norm) -> None:
+    """A record written before n_step and critic_layer_norm existed ran one-step DDPG without
+    layer norm, whatever the defaults are now; a record that holds them keeps them."""
+    agent = _trained(**SMALL, n_step=1, critic_layer_norm=layer_norm)
+    _write(tmp_path, agent)
+    assert {k: rundir.read_record(tmp_path)["config"][k] for k in rundir.UNRECORDED_SETTINGS} == \
+        {"n_step": 1, "critic_layer_norm": layer_norm}
+    replay = rundir.agent_from_run(tmp_path)
+    assert isinstance(replay.critic_local.ln2, torch.nn.LayerNorm) == layer_norm
+    if not layer_norm:  # as an older train.py wrote it
+        record = json.loads((tmp_path / "run.json").read_text())
+        record["config"] = {k: v for k, v in record["config"].items() if k not in rundir.UNRECORDED_SETTINGS}
+        (tmp_path / "run.json").write_text(json.dumps(record))
+        assert {k: rundir.read_record(tmp_path)["config"][k] for k in rundir.UNRECORDED_SETTINGS} == \
+            rundir.UNRECORDED_SETTINGS
+        assert isinstance(rundir.agent_from_run(tmp_path).critic_local.ln2, torch.nn.Identity)
+
+
 def test_read_record_errors(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match=r"not a run folder: it has no run\.json"):
         rundir.read_record(tmp_path)

@@ -251,7 +251,7 @@ def test_resume_needs_a_training_state(tmp_path, capsys) -> None:
 @pytest.mark.parametrize(("variant", "learner"), [({"replay": "prioritized"}, "readable"),
                                                   ({"exploration": "noisy"}, "readable"),
                                                   ({"batch_norm": True}, "readable"),
-                                                  ({"critic_layer_norm": True}, "readable"),
+                                                  ({"critic_layer_norm": True}, "fast"),
                                                   ({"twin_critics": True, "target_noise": 0.2, "policy_delay": 2},
                                                    "readable"),
                                                   ({"n_step": 3}, "fast")])
@@ -261,11 +261,14 @@ def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
                            "--quiet", "--config", json.dumps({**FAST, **variant})])
     assert code == 0
     record = json.loads((out / "run.json").read_text())
-    switched_on = {k: v for k, v in variant.items() if k != "n_step"}  # n-step returns are plain DDPG's own
+    plain = ("n_step", "critic_layer_norm")  # plain DDPG's own settings, not variants
+    switched_on = {k: v for k, v in variant.items() if k not in plain}
     assert record["variants"] == switched_on and record["learner"] == learner and record["learner_updates"] > 0
     assert record["config"]["n_step"] == variant.get("n_step", DDPGConfig().n_step)
     replay = rundir.agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
-    assert type(replay.actor_local) is type(train_mod.make_agent("fast", (33, 4, 0), parse_config(variant)).actor_local)
+    built = train_mod.make_agent("fast", (33, 4, 0), parse_config(variant))
+    assert type(replay.actor_local) is type(built.actor_local)
+    assert [type(m) for m in replay.critic_local.modules()] == [type(m) for m in built.critic_local.modules()]
 
 
 def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
