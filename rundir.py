@@ -138,10 +138,15 @@ def _tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
+_LAYER_NORM_KEY = "ln1"  # model.Critic's first layer norm: in a critic's state_dict when it has layer norm
+
+
 def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
-    """'fc1 33->128, fc2 128->128, ...' from the weight matrices of a state_dict."""
-    return ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
-                     for k, v in state.items() if k.endswith(".weight") and v.dim() == 2)
+    """'fc1 33->128, fc2 128->128, ...' from the weight matrices of a state_dict (', layer norm'
+    when it has model.Critic's)."""
+    sizes = ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
+                      for k, v in state.items() if k.endswith(".weight") and v.dim() == 2)
+    return sizes + (", layer norm" if f"{_LAYER_NORM_KEY}.weight" in state else "")
 
 
 def _read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
@@ -394,8 +399,10 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
 def agent_from_checkpoints(actor_path: str | os.PathLike[str],
                            critic_path: str | os.PathLike[str] | None = None, seed: int = 0,
                            state_size: int = 33, action_size: int = 4) -> Agent:
-    """A default-architecture agent with the checkpoints loaded (for acting)."""
-    agent = Agent(state_size, action_size, seed, buffer_size=1024)
+    """A default-architecture agent with the checkpoints loaded (for acting); its critic has
+    layer norm exactly when the critic's file does (checkpoints from before it have none)."""
+    layer_norm = critic_path is not None and f"{_LAYER_NORM_KEY}.weight" in _read_state_dict(critic_path)
+    agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=layer_norm)
     return load_checkpoints(agent, actor_path, critic_path)
 
 

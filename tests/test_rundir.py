@@ -88,6 +88,21 @@ def test_checkpoints_of_earlier_versions_still_load(tmp_path) -> None:
         rundir.load_checkpoints(fresh, tmp_path / "normalised.pth")
 
 
+@pytest.mark.parametrize("layer_norm", [False, True])
+def test_checkpoints_alone_rebuild_the_critic_with_or_without_layer_norm(tmp_path, layer_norm) -> None:
+    """watch.py --actor/--critic: the critic's file says whether it has layer norm."""
+    agent = _trained(critic_layer_norm=layer_norm)
+    actor, critic = tmp_path / "a.pth", tmp_path / "c.pth"
+    rundir.save_checkpoints(agent, actor, critic)
+    replay = rundir.agent_from_checkpoints(actor, critic)
+    assert replay.config.critic_layer_norm == layer_norm
+    states, actions = torch.randn(5, 33), torch.rand(5, 4) * 2 - 1
+    torch.testing.assert_close(replay.critic_local(states, actions), agent.critic_local(states, actions))
+    other = Agent(33, 4, 0, buffer_size=100, critic_layer_norm=not layer_norm)
+    with pytest.raises(ValueError, match=r"does not match the network: .*fc3 128->1(, layer norm)?\], the agent expects"):
+        rundir.load_checkpoints(other, actor, critic)
+
+
 def test_write_run_and_read_it_back(tmp_path) -> None:
     agent = _trained(**SMALL)
     scores = _write(tmp_path, agent)
