@@ -108,3 +108,29 @@ def test_diagnose_saturation_reports_shares_per_episode(tmp_path, monkeypatch, c
     assert rows[1]["mean_abs_pre"] > 0 and "saturated" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         diagnose_saturation.main(["--config", '{"n_steps": 3}'])  # a misspelt key is refused
+
+
+def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import diagnose_batch_norm
+    import torch
+
+    from tests._agent_helpers import fill
+    from variants import VariantAgent
+
+    agent = fill(VariantAgent(33, 4, 0, buffer_size=5000, batch_size=32, batch_norm=True))
+    agent.learn_many(3)
+    before = [{k: v.clone() for k, v in net.state_dict().items()}
+              for net in (agent.actor_local, agent.critic_local, agent.critic_target)]
+    row = diagnose_batch_norm.probe(agent, torch.Generator().manual_seed(0))
+    after = [net.state_dict() for net in (agent.actor_local, agent.critic_local, agent.critic_target)]
+    assert all(torch.equal(b[k], a[k]) for b, a in zip(before, after, strict=True) for k in b)  # running stats too
+    assert row["act_gap"] > 0 and row["bn0_var_ratio"] > 0 and agent.actor_local.training
+
+    out = tmp_path / "rows.json"
+    assert diagnose_batch_norm.main(["--episodes", "2", "--max-t", "100", "--json", str(out),
+                                     "--config", '{"batch_norm": true, "warmup": 256, "n_step": 1}']) == 0
+    assert [r["episode"] for r in json.loads(out.read_text())["rows"]] == [1, 2]
+    assert "act gap" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        diagnose_batch_norm.main(["--config", '{"n_step": 3}'])  # no batch norm: nothing to probe

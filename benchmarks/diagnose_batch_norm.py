@@ -1,0 +1,126 @@
+"""Diagnosis: what batch norm's two modes do to DDPG on the 20-arm Reacher, episode by episode.
+
+    .venv/bin/python benchmarks/diagnose_batch_norm.py --seed 1 --episodes 80
+
+With ``{"batch_norm": true}`` (``variants/batch_norm.py``) the local networks learn in
+training mode, each replay batch normalised by its own statistics, while the arms act, and
+the TD target is computed, in evaluation mode, with running statistics. Those are two
+different functions of the same weights. This trains one seed as ``train.py`` does with
+batch norm (by default on the settings of the ablation's batch-norm row: one-step returns,
+warm-up 2,560, 10 updates per learning step while good) and after every episode measures,
+on copies of the networks (so the run is the one train.py makes) and a 256-state batch from
+the replay buffer drawn with a generator of its own:
+
+* ``act gap``: mean |mu_eval(s) - mu_train(s)|, between the action the arms take and the
+  action the actor's update improves;
+* ``act gap (recent)``: the same on the buffer's latest 1,000 states (the arms' last 50
+  steps), each mode on that batch: the states the policy acts on now;
+* ``Q``: the local critic's mean Q(s, a) in training mode, and ``Q' gap``: the mean
+  |Q_eval(s, a) - Q_train(s, a)| of the target critic against the local one, relative to
+  mean |Q|: how far the critic of the TD target is from the critic that learns;
+* ``bn0 var ratio``: the actor's input batch norm, its running variance over the variance
+  of those latest states, median over the 33 inputs: whether the running statistics that
+  act describe the states acted on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cli import json_object, non_negative_int, positive_int  # noqa: E402
+from train import make_agent, train  # noqa: E402
+from variants import parse_config  # noqa: E402
+
+BATCH = 256
+RECENT = 1000  # the latest transitions: 50 steps of the 20 arms
+# The ablation's batch-norm row ran on the default of its commit: one-step returns, a warm-up
+# of 2,560 transitions and 10 updates per learning step after a good episode.
+ABLATION_CONFIG = {"batch_norm": True, "n_step": 1, "warmup": 2560}
+ABLATION_GOOD_UPDATES = 10
+
+
+def probe(agent, generator: torch.Generator) -> dict[str, float]:
+    """The gaps between batch norm's modes, measured on copies of the networks."""
+    memory = agent.memory
+    rows = memory.data[torch.randint(len(memory), (BATCH,), generator=generator)]
+    states, actions = memory.split(rows)[:2]
+    latest = (memory.pos - 1 - torch.arange(min(RECENT, len(memory)))) % memory.capacity
+    arms = memory.split(memory.data[latest])[0]
+    actor = copy.deepcopy(agent.actor_local)
+    critic, target = copy.deepcopy(agent.critic_local), copy.deepcopy(agent.critic_target)
+    with torch.no_grad():
+        actor.train()
+        mu_train, mu_train_arms = actor(states), actor(arms)
+        actor.eval()
+        mu_eval, mu_eval_arms = actor(states), actor(arms)
+        critic.train()
+        q_train = critic(states, actions)
+        target.eval()
+        q_target = target(states, actions)
+    running_var = agent.actor_local.bn0.running_var
+    arm_var = arms.var(dim=0, unbiased=False).clamp_min(1e-8)
+    return {"act_gap": float((mu_eval - mu_train).abs().mean()),
+            "act_gap_recent": float((mu_eval_arms - mu_train_arms).abs().mean()),
+            "mean_q": float(q_train.mean()),
+            "target_gap": float((q_target - q_train).abs().mean() / q_train.abs().mean().clamp_min(1e-8)),
+            "bn0_var_ratio": float((running_var / arm_var).median())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=non_negative_int, default=1)
+    p.add_argument("--episodes", type=positive_int, default=80)
+    p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")
+    p.add_argument("--config", type=json_object, default=ABLATION_CONFIG,
+                   help=f"JSON object of config overrides (default {json.dumps(ABLATION_CONFIG)})")
+    p.add_argument("--good-updates", type=non_negative_int, default=ABLATION_GOOD_UPDATES,
+                   help=f"updates per learning step after a good episode (default {ABLATION_GOOD_UPDATES})")
+    p.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    args = p.parse_args(argv)
+    try:
+        config = parse_config(args.config)
+    except ValueError as exc:
+        p.error(str(exc))
+    if not getattr(config, "batch_norm", False):
+        p.error('--config must switch batch norm on ({"batch_norm": true, ...}): this probes its modes')
+    from reacher import ReacherEnvironment
+
+    torch.set_num_threads(1)
+    env = ReacherEnvironment(num_agents=20, seed=args.seed, verbose=False)
+    torch.manual_seed(args.seed)
+    agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
+    generator = torch.Generator().manual_seed(10_007)
+    rows: list[dict[str, float]] = []
+    print(f"# seed {args.seed}  config overrides {json.dumps(args.config)}  good updates {args.good_updates}")
+    print("episode  mean score  act gap  act gap (recent)  mean Q  Q' gap  bn0 var ratio")
+
+    def on_episode(episode: int, _trajectory: np.ndarray, score: np.ndarray) -> None:
+        row = {"episode": episode, "score": float(score.mean()), **probe(agent, generator)}
+        rows.append(row)
+        print(f"{episode:7d}  {row['score']:10.2f}  {row['act_gap']:7.3f}  {row['act_gap_recent']:16.3f}  "
+              f"{row['mean_q']:6.2f}  {row['target_gap']:6.3f}  {row['bn0_var_ratio']:13.2f}", flush=True)
+
+    try:
+        train(env, agent, n_episodes=args.episodes, max_t=args.max_t, progress=False, quiet=True, log=lambda _m: None,
+              stop_when_solved=False, good_updates=args.good_updates, on_episode=on_episode)
+    finally:
+        env.close()
+    if args.json:
+        Path(args.json).write_text(json.dumps({"seed": args.seed, "config": args.config,
+                                               "good_updates": args.good_updates, "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
