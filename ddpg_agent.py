@@ -10,9 +10,9 @@ where d is the discount of the bootstrap (gamma, or 0 after a true terminal stat
     targets   theta' <- tau * theta + (1 - tau) * theta'   for both pairs of networks
 
 With n-step returns (``n_step``) a transition is (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1,
-s_t+n, gamma^n): the same update then carries rewards n steps back. Exploration adds
-Ornstein-Uhlenbeck noise to the actor's action while training. An episode cut by a time
-limit is not a terminal state: its last transition bootstraps.
+s_t+n, gamma^n): the same update then carries rewards n steps back. The critic normalises its
+hidden layers (``critic_layer_norm``, model.py). Exploration adds Ornstein-Uhlenbeck noise to
+the action while training. An episode cut by a time limit is not terminal: it bootstraps.
 
 This is the plain-PyTorch version (autograd, torch.optim.Adam); ``ddpg_fast.FastAgent`` computes
 the same update by hand over two threads, proven equal by tests (``train.py --learner fast``).
@@ -56,7 +56,7 @@ class DDPGConfig(CheckedConfig):
     noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
     noise_min: float = 0.05  # ...but never below this
     n_step: int = 3  # learn from n-step returns (1: the one-step TD target)
-    critic_layer_norm: bool = False  # layer norm before the critic's ReLUs (model.Critic)
+    critic_layer_norm: bool = True  # layer norm before the critic's ReLUs (model.Critic)
 
     # What each field must be, checked by cli.CheckedConfig (variants.VariantConfig adds its own).
     COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",

@@ -118,7 +118,7 @@ def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, mo
     from tests._agent_helpers import fill
     from variants import VariantAgent
 
-    agent = fill(VariantAgent(33, 4, 0, buffer_size=5000, batch_size=32, batch_norm=True))
+    agent = fill(VariantAgent(33, 4, 0, buffer_size=5000, batch_size=32, batch_norm=True, critic_layer_norm=False))
     agent.learn_many(3)
     before = [{k: v.clone() for k, v in net.state_dict().items()}
               for net in (agent.actor_local, agent.critic_local, agent.critic_target)]

@@ -118,7 +118,7 @@ def test_noisy_agent_explores_through_weights_and_evaluates_without_noise() -> N
 
 # ----------------------------------------------------------------------------- batch norm
 def test_batch_norm_modes_when_acting_learning_and_targeting() -> None:
-    agent = VariantAgent(33, 4, 0, batch_norm=True, **SMALL)
+    agent = VariantAgent(33, 4, 0, batch_norm=True, critic_layer_norm=False, **SMALL)
     assert isinstance(agent.actor_local, BatchNormActor)
     assert not agent.actor_target.training and not agent.critic_target.training
     rng = np.random.default_rng(0)
@@ -182,7 +182,7 @@ def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
                                      {"twin_critics": True, "policy_delay": 2},
                                      {"target_noise": 0.2, "n_step": 3}])
 def test_every_variant_learns_a_few_updates(variant) -> None:
-    agent = VariantAgent(33, 4, 0, **SMALL, **variant)
+    agent = VariantAgent(33, 4, 0, config=parse_config({**SMALL, **variant}))
     before = [p.detach().clone() for p in agent.critic_local.parameters()]
     rng = np.random.default_rng(0)
     states = rng.normal(size=(4, 33))
@@ -222,3 +222,13 @@ def test_td3_preset_and_its_three_changes() -> None:
     agent.learn_many(1)  # an update in between: the critics learn, the actor and the targets wait
     assert torch.equal(agent.actor_local.fc1.weight, actor) and torch.equal(agent.critic_target.q2.fc3.weight, target)
     assert not torch.equal(agent.critic_local.q2.fc3.weight, critic)
+
+
+def test_batch_norm_replaces_the_critics_layer_norm() -> None:
+    """Layer norm is on by default; {"batch_norm": true} is the paper's critic, without it."""
+    assert DDPGConfig().critic_layer_norm
+    assert parse_config({"batch_norm": True}).critic_layer_norm is False
+    with pytest.raises(ValueError, match="batch_norm is not combined here .* with critic_layer_norm"):
+        VariantAgent(33, 4, 0, config=parse_config({"batch_norm": True, "critic_layer_norm": True}))
+    with pytest.raises(ValueError, match="critic_layer_norm must be true or false, got 1"):
+        parse_config({"critic_layer_norm": 1})

@@ -54,7 +54,8 @@ class VariantAgent(Agent):
         super().__init__(state_size, action_size, random_seed, config, **overrides)
         cfg, seed = self.config, self.seed
         if cfg.batch_norm and (cfg.exploration == "noisy" or cfg.critic_layer_norm):
-            raise ValueError("batch_norm is not combined here with exploration 'noisy' or critic_layer_norm; pick one")
+            raise ValueError("batch_norm is not combined here with exploration 'noisy' or with critic_layer_norm "
+                             "(on by default: set it false; parse_config does for {\"batch_norm\": true})")
 
         if cfg.batch_norm or cfg.exploration == "noisy" or cfg.twin_critics:  # build again
             def actor() -> Actor:

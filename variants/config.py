@@ -73,12 +73,14 @@ class VariantConfig(DDPGConfig):
 
 def parse_config(values: dict[str, Any]) -> DDPGConfig:
     """A ``DDPGConfig`` from a dict of settings, or a ``VariantConfig`` when the dict switches a
-    variant on. Unknown keys and bad values are a ValueError naming them and the valid keys.
+    variant on (``batch_norm`` turns the critic's layer norm off unless the dict sets it). Unknown keys and bad values are a ValueError naming them and the valid keys.
     Variant keys left at plain DDPG's values (older run records hold them all) are dropped."""
     preset = values.get("preset")
     if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
         raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
     values = {**PRESETS.get(preset, {}), **{k: v for k, v in values.items() if k != "preset"}}
+    if values.get("batch_norm") is True:  # batch norm replaces the critic's layer norm (the paper's critic)
+        values = {"critic_layer_norm": False, **values}
     config = VariantConfig.from_dict(values)
     return config if config.variants() else config.plain()
 
