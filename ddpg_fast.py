@@ -54,34 +54,29 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _layer_norm_relu(pre: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, xhat: torch.Tensor,
+# Layer norm by ATen's own kernels, the ones nn.LayerNorm runs, writing into preallocated
+# buffers: the forward returns the output, and each row's mean and 1/std for the backward.
+_LAYER_NORM = torch.ops.aten.native_layer_norm.out
+_LAYER_NORM_GRAD = torch.ops.aten.native_layer_norm_backward.out
+
+
+def _layer_norm_relu(pre: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, mean: torch.Tensor,
                      rstd: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     """Replaces ``relu(layer_norm(pre))`` (``model.Critic`` with ``layer_norm``): into ``out``,
-    keeping the normalised ``xhat`` and 1/std ``rstd`` for the backward pass. The square root
-    is numpy's, IEEE-exact on every CPU (as in ``FlatAdam``)."""
-    var, mean = torch.var_mean(pre, dim=1, keepdim=True, correction=0)
-    np.sqrt(var.add_(LAYER_NORM_EPS).numpy(), out=rstd.numpy())
-    torch.reciprocal(rstd, out=rstd)
-    torch.sub(pre, mean, out=xhat).mul_(rstd)
-    return torch.addcmul(bias, xhat, weight, out=out).relu_()
+    keeping each row's mean and 1/std for the backward pass."""
+    _LAYER_NORM(pre, [pre.shape[1]], weight, bias, LAYER_NORM_EPS, out0=out, out1=mean, out2=rstd)
+    return out.relu_()
 
 
-def _layer_norm_relu_backward(grad_out: torch.Tensor, out: torch.Tensor, xhat: torch.Tensor, rstd: torch.Tensor,
-                              weight: torch.Tensor, grad_pre: torch.Tensor, tmp: torch.Tensor,
-                              grad_weight: torch.Tensor | None = None, grad_bias: torch.Tensor | None = None
-                              ) -> torch.Tensor:
-    """The backward pass of ``_layer_norm_relu``: the gradient with respect to ``pre`` into
-    ``grad_pre`` (which may be ``grad_out``'s buffer), and with ``grad_weight``/``grad_bias``
-    the layer norm's own. With dy the gradient past the ReLU and dx = dy * weight:
-    d pre = rstd * (dx - mean(dx) - xhat * mean(dx * xhat)), means over the layer's units."""
-    dy = _RELU_GRAD(grad_out, out, 0.0, grad_input=grad_pre)
-    if grad_weight is not None and grad_bias is not None:
-        torch.sum(torch.mul(dy, xhat, out=tmp), 0, out=grad_weight)
-        torch.sum(dy, 0, out=grad_bias)
-    dx = dy.mul_(weight)
-    mean_dx = dx.mean(1, keepdim=True)
-    mean_dx_xhat = torch.mul(dx, xhat, out=tmp).mean(1, keepdim=True)
-    return dx.sub_(mean_dx).addcmul_(xhat, mean_dx_xhat, value=-1.0).mul_(rstd)
+def _layer_norm_relu_backward(grad_out: torch.Tensor, out: torch.Tensor, pre: torch.Tensor, mean: torch.Tensor,
+                              rstd: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, grad_pre: torch.Tensor,
+                              grad_weight: torch.Tensor, grad_bias: torch.Tensor) -> torch.Tensor:
+    """The backward pass of ``_layer_norm_relu``: past the ReLU (in place in ``grad_out``'s
+    buffer), then through layer norm into ``grad_pre``, ``grad_weight`` and ``grad_bias``."""
+    dy = _RELU_GRAD(grad_out, out, 0.0, grad_input=grad_out)
+    _LAYER_NORM_GRAD(dy, pre, [pre.shape[1]], mean, rstd, weight, bias, [True, True, True],
+                     out0=grad_pre, out1=grad_weight, out2=grad_bias)
+    return grad_pre
 
 
 def _flatten_parameters(modules: list[nn.Module], with_grad: bool
@@ -444,10 +439,11 @@ class FastAgent(Agent):
                   "dx": e(b, c1), "h1": e(b, h1), "h2": e(b, h2), "mu": e(b, na),
                   "hp": e(b, c2), "dhp": e(b, c2), "dmu": e(b, na), "dh2": e(b, h2),
                   "dh1": e(b, h1), "v3s": e(1, c2)}
-            if self.layer_norm:  # pre-activations, normalised values and 1/std, by pass; scratch
+            if self.layer_norm:  # per pass: pre-activations, each row's mean and 1/std; gradients
                 for pre, width in (("t_x", c1), ("t_z", c2), ("x", c1), ("z", c2), ("hp", c2)):
-                    ws.update({pre + "_pre": e(b, width), pre + "_hat": e(b, width), pre + "_rstd": e(b, 1)})
-                ws.update({"tmp1": e(b, c1), "tmp2": e(b, c2), "tmp_p": e(b, c2)})
+                    ws.update({pre + "_pre": e(b, width), pre + "_mean": e(b, 1), pre + "_rstd": e(b, 1)})
+                ws.update({"dz_pre": e(b, c2), "dx_pre": e(b, c1), "dhp_pre": e(b, c2),
+                           "hp_dn": e(c2), "hp_dm": e(c2)})  # the actor's pass: layer norm's own, unused
             self._work[b] = ws
         return ws
 
@@ -460,10 +456,10 @@ class FastAgent(Agent):
         addmm(t.b3, ws["t_h2"], t.w3T, out=ws["t_mu"]).tanh_()
         if self.layer_norm:
             pre = addmm(t.c1, ns, t.v1T, out=ws["t_x_pre"])
-            _layer_norm_relu(pre, t.n1, t.m1, ws["t_x_hat"], ws["t_x_rstd"], out=ws["t_x"])
+            _layer_norm_relu(pre, t.n1, t.m1, ws["t_x_mean"], ws["t_x_rstd"], out=ws["t_x"])
             addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z_pre"])
             pre = addmm(ws["t_z_pre"], ws["t_mu"], t.v2aT, out=ws["t_z_pre"])
-            _layer_norm_relu(pre, t.n2, t.m2, ws["t_z_hat"], ws["t_z_rstd"], out=ws["t_z"])
+            _layer_norm_relu(pre, t.n2, t.m2, ws["t_z_mean"], ws["t_z_rstd"], out=ws["t_z"])
         else:
             _ADDMM_RELU(t.c1, ns, t.v1T, out=ws["t_x"])
             addmm(t.c2, ws["t_x"], t.v2sT, out=ws["t_z"])
@@ -482,14 +478,14 @@ class FastAgent(Agent):
         x = xa[:, :hidden]
         if self.layer_norm:
             pre = torch.addmm(p.c1, s, p.v1T, out=ws["x_pre"])
-            _layer_norm_relu(pre, p.n1, p.m1, ws["x_hat"], ws["x_rstd"], out=x)
+            _layer_norm_relu(pre, p.n1, p.m1, ws["x_mean"], ws["x_rstd"], out=x)
         else:
             _ADDMM_RELU(p.c1, s, p.v1T, out=x)
         xa[:, hidden:].copy_(a)
         z = torch.addmm(p.c2, x, p.v2sT, out=ws["z"])
         if self.layer_norm:
             pre = torch.addmm(z, a, p.v2aT, out=ws["z_pre"])
-            h = _layer_norm_relu(pre, p.n2, p.m2, ws["z_hat"], ws["z_rstd"], out=ws["h"])
+            h = _layer_norm_relu(pre, p.n2, p.m2, ws["z_mean"], ws["z_rstd"], out=ws["h"])
         else:
             h = _ADDMM_RELU(z, a, p.v2aT, out=ws["h"])
         return torch.addmm(p.c3, h, p.v3T, out=ws["q"])
@@ -510,14 +506,16 @@ class FastAgent(Agent):
         torch.sum(dq, 0, out=g.c3)
         dh = mm(dq, p.v3, out=ws["dh"])
         if self.layer_norm:
-            dh = _layer_norm_relu_backward(dh, h, ws["z_hat"], ws["z_rstd"], p.n2, dh, ws["tmp2"], g.n2, g.m2)
+            dh = _layer_norm_relu_backward(dh, h, ws["z_pre"], ws["z_mean"], ws["z_rstd"], p.n2, p.m2, ws["dz_pre"],
+                                           g.n2, g.m2)
         else:
             dh = _RELU_GRAD(dh, h, 0.0, grad_input=dh)
         mm(dh.t(), xa, out=g.v2)
         torch.sum(dh, 0, out=g.c2)
         dx = mm(dh, p.v2s, out=ws["dx"])
         if self.layer_norm:
-            dx = _layer_norm_relu_backward(dx, x, ws["x_hat"], ws["x_rstd"], p.n1, dx, ws["tmp1"], g.n1, g.m1)
+            dx = _layer_norm_relu_backward(dx, x, ws["x_pre"], ws["x_mean"], ws["x_rstd"], p.n1, p.m1, ws["dx_pre"],
+                                           g.n1, g.m1)
         else:
             dx = _RELU_GRAD(dx, x, 0.0, grad_input=dx)
         mm(dx.t(), s, out=g.v1)
@@ -535,8 +533,11 @@ class FastAgent(Agent):
         v3s = torch.mul(p.v3, -1.0 / b, out=ws["v3s"]).expand(b, -1)
         if self.layer_norm:
             pre = torch.addmm(ws["z"], mu, p.v2aT, out=ws["hp_pre"])
-            hp = _layer_norm_relu(pre, p.n2, p.m2, ws["hp_hat"], ws["hp_rstd"], out=ws["hp"])
-            dhp = _layer_norm_relu_backward(v3s, hp, ws["hp_hat"], ws["hp_rstd"], p.n2, ws["dhp"], ws["tmp_p"])
+            hp = _layer_norm_relu(pre, p.n2, p.m2, ws["hp_mean"], ws["hp_rstd"], out=ws["hp"])
+            dhp = _RELU_GRAD(v3s, hp, 0.0, grad_input=ws["dhp"])
+            _LAYER_NORM_GRAD(dhp, pre, [pre.shape[1]], ws["hp_mean"], ws["hp_rstd"], p.n2, p.m2, [True, True, True],
+                             out0=ws["dhp_pre"], out1=ws["hp_dn"], out2=ws["hp_dm"])
+            dhp = ws["dhp_pre"]
         else:
             hp = _ADDMM_RELU(ws["z"], mu, p.v2aT, out=ws["hp"])
             dhp = _RELU_GRAD(v3s, hp, 0.0, grad_input=ws["dhp"])

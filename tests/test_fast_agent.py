@@ -260,21 +260,19 @@ def test_the_comparison_catches_a_wrong_update(method: str, broken: Callable[[Fa
         _compare_updates(options, reacher_transitions, n_states=2)
 
 
-def _layer_norm_backward_without_xhat_term(grad_out, out, xhat, rstd, weight, grad_pre, tmp, grad_weight=None,
-                                           grad_bias=None):
-    """Broken on purpose: layer norm's backward pass without its variance term."""
-    dy = ddpg_fast._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_pre)
-    if grad_weight is not None and grad_bias is not None:
-        torch.sum(dy * xhat, 0, out=grad_weight)
-        torch.sum(dy, 0, out=grad_bias)
-    dx = dy.mul_(weight)
-    return dx.sub_(dx.mean(1, keepdim=True)).mul_(rstd)
+def _layer_norm_backward_without_centring(grad_out, out, pre, mean, rstd, weight, bias, grad_pre, grad_weight,
+                                          grad_bias):
+    """Broken on purpose: layer norm's backward pass as if the mean and the std were constants."""
+    dy = ddpg_fast._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_out)
+    torch.sum(dy * (pre - mean) * rstd, 0, out=grad_weight)
+    torch.sum(dy, 0, out=grad_bias)
+    return torch.mul(dy * weight, rstd, out=grad_pre)
 
 
 def test_the_comparison_catches_a_wrong_layer_norm_backward(reacher_transitions,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """With layer norm, the per-update comparison fails when its backward pass drops a term."""
-    monkeypatch.setattr(ddpg_fast, "_layer_norm_relu_backward", _layer_norm_backward_without_xhat_term)
+    monkeypatch.setattr(ddpg_fast, "_layer_norm_relu_backward", _layer_norm_backward_without_centring)
     with pytest.raises(AssertionError, match="fast gradient"):
         _compare_updates(CONFIGS[7], reacher_transitions, n_states=2)
 
