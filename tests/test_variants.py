@@ -228,7 +228,7 @@ def test_batch_norm_replaces_the_critics_layer_norm() -> None:
     """Layer norm is on by default; {"batch_norm": true} is the paper's critic, without it."""
     assert DDPGConfig().critic_layer_norm
     assert parse_config({"batch_norm": True}).critic_layer_norm is False
-    with pytest.raises(ValueError, match="batch_norm is not combined here .* with critic_layer_norm"):
+    with pytest.raises(ValueError, match=r"batch_norm is not combined here .* with critic_layer_norm"):
         VariantAgent(33, 4, 0, config=parse_config({"batch_norm": True, "critic_layer_norm": True}))
     with pytest.raises(ValueError, match="critic_layer_norm must be true or false, got 1"):
         parse_config({"critic_layer_norm": 1})

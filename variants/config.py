@@ -73,8 +73,9 @@ class VariantConfig(DDPGConfig):
 
 def parse_config(values: dict[str, Any]) -> DDPGConfig:
     """A ``DDPGConfig`` from a dict of settings, or a ``VariantConfig`` when the dict switches a
-    variant on (``batch_norm`` turns the critic's layer norm off unless the dict sets it). Unknown keys and bad values are a ValueError naming them and the valid keys.
-    Variant keys left at plain DDPG's values (older run records hold them all) are dropped."""
+    variant on (``batch_norm`` turns the critic's layer norm off unless the dict sets it).
+    Unknown keys and bad values are a ValueError naming them and the valid keys. Variant keys
+    left at plain DDPG's values (older run records hold them all) are dropped."""
     preset = values.get("preset")
     if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
         raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
