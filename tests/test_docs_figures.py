@@ -630,3 +630,13 @@ def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds():
     earlier, later = sum(v < solved for v in seeds), sum(v > solved for v in seeds)
     assert f"solved at episode {solved}. Of the 20 benchmark seeds, {earlier} solved earlier and {later} later" in prose
     assert solved <= 125
+
+
+def test_learner_speed_with_and_without_layer_norm():
+    """The Report's updates/s for the three learners of the layer-norm section, from one sitting."""
+    text = (RESULTS / "bench_train_updates_layer_norm.txt").read_text()
+    two = [int(x) for x in re.findall(r"^learner: (\d+) updates/s", text, re.M)]
+    one = [int(x) for x in re.findall(r"^learner 1 thread: (\d+) updates/s", text, re.M)]
+    assert len(two) == len(one) == 3 and "b12c905" in text.split("\n\n")[-1]
+    expect(f"the learner made {one[0]} updates/s on one thread with layer norm, {one[1]} without it and {one[2]} with "
+           f"the `var_mean` version; on two threads {two[0]}, {two[1]:,} and {two[2]}", ("Report.md", REPORT))
