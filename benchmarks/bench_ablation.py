@@ -54,7 +54,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], str]] = {
     "width_64": ("single changes", {"actor_fc1": 64, "actor_fc2": 64, "critic_fc1": 64, "critic_fc2": 64},
                  "64-unit hidden layers instead of 128"),
     # Rows other than "default" were measured as changes from the one-step default of their
-    # commit (ablation.json records each run's config); 3-step returns are now the default's.
+    # commit (ablation.json records each run's config); 3-step returns and the critic's layer
+    # norm are now the default's.
     "n_step_3": ("variants", {"n_step": 3}, "3-step returns (on the one-step default; now the default's)"),
     "prioritized": ("variants", {"replay": "prioritized"}, "prioritized replay (alpha 0.6, beta 0.4 -> 1)"),
     "noisy": ("variants", {"exploration": "noisy"}, "NoisyNet actor instead of OU noise"),

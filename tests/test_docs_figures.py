@@ -614,9 +614,10 @@ def test_wall_clock_of_the_layer_norm_default_against_the_one_step_default_in_on
            ("README.md", README))
 
 
-def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds():
+def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds(monkeypatch):
     """The committed notebook's full run, and its prose placing that run in the default's
     20-seed distribution (issue 25's bar for it: solved by episode 125)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     notebook = json.loads((ROOT / "Continuous_Control.ipynb").read_text())
     cells = notebook["cells"]
     output = "".join("".join(o.get("text", "")) for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))
@@ -627,8 +628,10 @@ def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds():
     seeds = [s["solved_at"] for s in _seeds(LAYER_NORM)]
     d = _distribution(_seeds(LAYER_NORM))
     assert f"the default solved between episodes {min(seeds)} and {d['worst']}, at a median of {d['median']:g}" in prose
-    earlier, later = sum(v < solved for v in seeds), sum(v > solved for v in seeds)
-    assert f"solved at episode {solved}. Of the 20 benchmark seeds, {earlier} solved earlier and {later} later" in prose
+    earlier, same, later = (sum(v < solved for v in seeds), sum(v == solved for v in seeds),
+                            sum(v > solved for v in seeds))
+    assert (f"solved at episode {solved}. Of the 20 benchmark seeds, {earlier} solved earlier, {same} at the same "
+            f"episode and {later} later") in prose
     assert solved <= 125
 
 
@@ -640,3 +643,13 @@ def test_learner_speed_with_and_without_layer_norm():
     assert len(two) == len(one) == 3 and "b12c905" in text.split("\n\n")[-1]
     expect(f"the learner made {one[0]} updates/s on one thread with layer norm, {one[1]} without it and {one[2]} with "
            f"the `var_mean` version; on two threads {two[0]}, {two[1]:,} and {two[2]}", ("Report.md", REPORT))
+
+
+def test_the_ablations_default_row_follows_the_twenty_seed_paths():
+    """Under Ray Tune on one thread a seed takes the path it takes in bench_train.py."""
+    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"] if r["variant"] == "default"),
+                  key=lambda r: r["seed"])
+    twenty = {s["seed"]: s["solved_at"] for s in _seeds(LAYER_NORM)}
+    assert [r["solved_at"] for r in runs] == [twenty[k] for k in range(5)]
+    solved = [str(r["solved_at"]) for r in runs]
+    expect(f"**default** (today's): solved at {', '.join(solved[:-1])} and {solved[-1]} (seeds 0-4)", ("Report.md", REPORT))
