@@ -25,21 +25,11 @@ the replay buffer drawn with a generator of its own:
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import sys
-from pathlib import Path
 
-import numpy as np
+import probe_run
 import torch
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from cli import json_object, non_negative_int, positive_int  # noqa: E402
-from train import make_agent, train  # noqa: E402
-from variants import parse_config  # noqa: E402
 
 BATCH = 256
 RECENT = 1000  # the latest transitions: 50 steps of the 20 arms
@@ -77,48 +67,19 @@ def probe(agent, generator: torch.Generator) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seed", type=non_negative_int, default=1)
-    p.add_argument("--episodes", type=positive_int, default=80)
-    p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")
-    p.add_argument("--config", type=json_object, default=ABLATION_CONFIG,
-                   help=f"JSON object of config overrides (default {json.dumps(ABLATION_CONFIG)})")
-    p.add_argument("--good-updates", type=non_negative_int, default=ABLATION_GOOD_UPDATES,
-                   help=f"updates per learning step after a good episode (default {ABLATION_GOOD_UPDATES})")
-    p.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    p = probe_run.parser(__doc__, seed=1, episodes=80, config=ABLATION_CONFIG, good_updates=ABLATION_GOOD_UPDATES)
     args = p.parse_args(argv)
-    try:
-        config = parse_config(args.config)
-    except ValueError as exc:
-        p.error(str(exc))
+    config = probe_run.checked_config(p, args)
     if not getattr(config, "batch_norm", False):
         p.error('--config must switch batch norm on ({"batch_norm": true, ...}): this probes its modes')
-    from reacher import ReacherEnvironment
+    generator = torch.Generator().manual_seed(10_007)  # its own: the run is the one train.py makes
 
-    torch.set_num_threads(1)
-    env = ReacherEnvironment(num_agents=20, seed=args.seed, verbose=False)
-    torch.manual_seed(args.seed)
-    agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
-    generator = torch.Generator().manual_seed(10_007)
-    rows: list[dict[str, float]] = []
-    print(f"# seed {args.seed}  config overrides {json.dumps(args.config)}  good updates {args.good_updates}")
-    print("episode  mean score  act gap  act gap (recent)  mean Q  Q' gap  bn0 var ratio")
+    def show(row: dict[str, float]) -> None:
+        print(f"{row['episode']:7d}  {row['score']:10.2f}  {row['act_gap']:7.3f}  {row['act_gap_recent']:16.3f}  "
+              f"{row['mean_q']:6.2f}  {row['target_gap']:6.3f}  {row['bn0_var_ratio']:13.2f}")
 
-    def on_episode(episode: int, _trajectory: np.ndarray, score: np.ndarray) -> None:
-        row = {"episode": episode, "score": float(score.mean()), **probe(agent, generator)}
-        rows.append(row)
-        print(f"{episode:7d}  {row['score']:10.2f}  {row['act_gap']:7.3f}  {row['act_gap_recent']:16.3f}  "
-              f"{row['mean_q']:6.2f}  {row['target_gap']:6.3f}  {row['bn0_var_ratio']:13.2f}", flush=True)
-
-    try:
-        train(env, agent, n_episodes=args.episodes, max_t=args.max_t, progress=False, quiet=True, log=lambda _m: None,
-              stop_when_solved=False, good_updates=args.good_updates, on_episode=on_episode)
-    finally:
-        env.close()
-    if args.json:
-        Path(args.json).write_text(json.dumps({"seed": args.seed, "config": args.config,
-                                               "good_updates": args.good_updates, "rows": rows}, indent=1))
+    probe_run.run(args, config, lambda agent: probe(agent, generator), show,
+                  "episode  mean score  act gap  act gap (recent)  mean Q  Q' gap  bn0 var ratio")
     return 0
 
 

@@ -16,20 +16,12 @@ and the mean |pre-activation| of the output layer.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from pathlib import Path
 
-import numpy as np
+import probe_run
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from cli import json_object, non_negative_int, positive_int  # noqa: E402
-from train import GOOD_SCORE, GOOD_UPDATES, make_agent, train  # noqa: E402
-from variants import parse_config  # noqa: E402
+from train import GOOD_UPDATES
 
 PROBE_STATES = 4096
 SATURATED = 0.99
@@ -50,45 +42,17 @@ def saturation(agent, generator: torch.Generator) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seed", type=non_negative_int, default=0)
-    p.add_argument("--episodes", type=positive_int, default=40)
-    p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")
-    p.add_argument("--config", type=json_object, default={}, help="JSON object of config overrides")
-    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
-                   help=f"updates per learning step after an episode scoring {GOOD_SCORE:g} (default {GOOD_UPDATES})")
-    p.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    p = probe_run.parser(__doc__, seed=0, episodes=40, config={}, good_updates=GOOD_UPDATES)
     args = p.parse_args(argv)
-    try:
-        config = parse_config(args.config)
-    except ValueError as exc:
-        p.error(str(exc))
-    from reacher import ReacherEnvironment
+    config = probe_run.checked_config(p, args)
+    generator = torch.Generator().manual_seed(10_007)  # its own: the run is the one train.py makes
 
-    torch.set_num_threads(1)
-    env = ReacherEnvironment(num_agents=20, seed=args.seed, verbose=False)
-    torch.manual_seed(args.seed)
-    agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
-    generator = torch.Generator().manual_seed(10_007)
-    rows: list[dict[str, float]] = []
-    print(f"# seed {args.seed}  config overrides {json.dumps(args.config)}  good updates {args.good_updates}")
-    print("episode  mean score  saturated  mean |a|  mean |pre-tanh|")
+    def show(row: dict[str, float]) -> None:
+        print(f"{row['episode']:7d}  {row['score']:10.2f}  {row['saturated']:9.2f}  {row['mean_abs_action']:8.2f}  "
+              f"{row['mean_abs_pre']:15.2f}")
 
-    def on_episode(episode: int, _trajectory: np.ndarray, score: np.ndarray) -> None:
-        row = {"episode": episode, "score": float(score.mean()), **saturation(agent, generator)}
-        rows.append(row)
-        print(f"{episode:7d}  {row['score']:10.2f}  {row['saturated']:9.2f}  {row['mean_abs_action']:8.2f}  "
-              f"{row['mean_abs_pre']:15.2f}", flush=True)
-
-    try:
-        train(env, agent, n_episodes=args.episodes, max_t=args.max_t, progress=False, quiet=True, log=lambda _m: None,
-              stop_when_solved=False, good_updates=args.good_updates, on_episode=on_episode)
-    finally:
-        env.close()
-    if args.json:
-        Path(args.json).write_text(json.dumps({"seed": args.seed, "config": args.config,
-                                               "good_updates": args.good_updates, "rows": rows}, indent=1))
+    probe_run.run(args, config, lambda agent: saturation(agent, generator), show,
+                  "episode  mean score  saturated  mean |a|  mean |pre-tanh|")
     return 0
 
 

@@ -1,0 +1,82 @@
+"""What the diagnosis scripts share: train one seed of the 20-arm Reacher as ``train.py`` does
+and hand the agent to a probe after every episode.
+
+``diagnose_saturation.py`` and ``diagnose_batch_norm.py`` each define only their probe (a
+function of the agent, returning named figures) and how a row prints; the run, its
+arguments and the JSON of the rows are here, so both probes see the run ``train.py`` makes
+(fast learner, or the variants' learner, one thread, the default schedule unless
+``--good-updates`` says otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cli import json_object, non_negative_int, positive_int  # noqa: E402
+from ddpg_agent import Agent, DDPGConfig  # noqa: E402
+from train import make_agent, train  # noqa: E402
+from variants import parse_config  # noqa: E402
+
+
+def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_updates: int) -> argparse.ArgumentParser:
+    """The arguments every probe takes, with that probe's defaults."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=non_negative_int, default=seed)
+    p.add_argument("--episodes", type=positive_int, default=episodes)
+    p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")
+    p.add_argument("--config", type=json_object, default=config,
+                   help=f"JSON object of config overrides (default {json.dumps(config)})")
+    p.add_argument("--good-updates", type=non_negative_int, default=good_updates,
+                   help=f"updates per learning step after a good episode (default {good_updates})")
+    p.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    return p
+
+
+def checked_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> DDPGConfig:
+    """The run's config; a bad one is the parser's error (exit 2, no traceback)."""
+    try:
+        return parse_config(args.config)
+    except ValueError as exc:
+        p.error(str(exc))
+        raise  # unreachable: p.error exits
+
+
+def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], dict[str, float]],
+        show: Callable[[dict[str, float]], None], header: str) -> list[dict[str, float]]:
+    """Train ``args.episodes`` episodes; after each, a row {"episode", "score", **probe(agent)},
+    printed by ``show`` and written to ``args.json`` at the end."""
+    from reacher import ReacherEnvironment
+
+    torch.set_num_threads(1)
+    env = ReacherEnvironment(num_agents=20, seed=args.seed, verbose=False)
+    torch.manual_seed(args.seed)
+    agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
+    rows: list[dict[str, float]] = []
+    print(f"# seed {args.seed}  config overrides {json.dumps(args.config)}  good updates {args.good_updates}")
+    print(header)
+
+    def on_episode(episode: int, _trajectory: np.ndarray, score: np.ndarray) -> None:
+        rows.append({"episode": episode, "score": float(score.mean()), **probe(agent)})
+        show(rows[-1])
+        sys.stdout.flush()
+
+    try:
+        train(env, agent, n_episodes=args.episodes, max_t=args.max_t, progress=False, quiet=True, log=lambda _m: None,
+              stop_when_solved=False, good_updates=args.good_updates, on_episode=on_episode)
+    finally:
+        env.close()
+    if args.json:
+        Path(args.json).write_text(json.dumps({"seed": args.seed, "config": args.config,
+                                               "good_updates": args.good_updates, "rows": rows}, indent=1))
+    return rows
