@@ -646,3 +646,32 @@ def test_the_ablations_default_row_follows_the_twenty_seed_paths():
     assert [r["solved_at"] for r in runs] == [twenty[k] for k in range(5)]
     solved = [str(r["solved_at"]) for r in runs]
     expect(f"**default** (today's): solved at {', '.join(solved[:-1])} and {solved[-1]} (seeds 0-4)", ("Report.md", REPORT))
+
+
+def test_batch_norm_diagnosis_figures():
+    """The Report's account of batch norm's collapse is the probe's rows."""
+    rows = {r["episode"]: r for r in _bench("diagnose_batch_norm_1.json")["rows"]}
+    assert len(rows) == 200
+    episodes = sorted(rows)
+    first = next(e for e in episodes if rows[e]["score"] >= 30)
+    crossed = next(e for e in episodes if rows[e]["mean_q"] > 4)
+    peak = max(episodes, key=lambda e: rows[e]["mean_q"])
+    after = max(rows[e]["score"] for e in episodes if e >= 82)
+    best = max(sum(rows[e]["score"] for e in range(k, k + 100)) / 100 for k in range(1, 102))
+    before = [rows[e] for e in episodes if e <= 79]
+    late = [rows[e] for e in episodes if e >= 10 and e <= 79]
+    report = ("Report.md", REPORT)
+    expect(f"first reached a mean of 30 at episode {first}", report)
+    expect(f"then {rows[80]['score']:.2f} at episode 80 and {rows[82]['score']:.2f} at 82, and never more than "
+           f"{after:.2f} after (best 100-episode average {best:.2f})", report)
+    expect(f"passed 4 at episode {crossed}", report)
+    expect(f"was {rows[79]['mean_q']:.2f} at episode 79, then " + ", ".join(f"{rows[e]['mean_q']:.2f}" for e in range(80, 84))
+           + f" and {rows[84]['mean_q']:.2f} in episodes 80-84, and peaked at {rows[peak]['mean_q']:,.2f} at episode {peak}",
+           report)
+    expect(f"by {min(r['act_gap'] for r in before):.2f}-{max(r['act_gap'] for r in before):.2f} per component", report)
+    expect(f"by {100 * min(r['target_gap'] for r in late):.1f}-{100 * max(r['target_gap'] for r in late):.1f}% of |Q|",
+           report)
+    recent = [rows[e]["act_gap_recent"] for e in range(28, 80)]
+    expect(f"({min(recent):.2f}-{max(recent):.2f} per component from episode 28 on)", ("Report.md", REPORT))
+    assert max(rows[e]["act_gap_recent"] for e in range(80, 201)) <= max(recent)  # "as much before as after"
+    assert all(30 <= rows[e]["score"] <= 35 for e in range(first, 79))  # "scored 30-35 until episode 78"
