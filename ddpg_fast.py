@@ -69,11 +69,13 @@ def _layer_norm_relu(pre: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor
 
 
 def _layer_norm_relu_backward(grad_out: torch.Tensor, out: torch.Tensor, pre: torch.Tensor, mean: torch.Tensor,
-                              rstd: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, grad_pre: torch.Tensor,
-                              grad_weight: torch.Tensor, grad_bias: torch.Tensor) -> torch.Tensor:
-    """The backward pass of ``_layer_norm_relu``: past the ReLU (in place in ``grad_out``'s
-    buffer), then through layer norm into ``grad_pre``, ``grad_weight`` and ``grad_bias``."""
-    dy = _RELU_GRAD(grad_out, out, 0.0, grad_input=grad_out)
+                              rstd: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, grad_relu: torch.Tensor,
+                              grad_pre: torch.Tensor, grad_weight: torch.Tensor, grad_bias: torch.Tensor
+                              ) -> torch.Tensor:
+    """The backward pass of ``_layer_norm_relu``: past the ReLU into ``grad_relu`` (which may
+    be ``grad_out`` itself), then through layer norm into ``grad_pre``, ``grad_weight`` and
+    ``grad_bias``."""
+    dy = _RELU_GRAD(grad_out, out, 0.0, grad_input=grad_relu)
     _LAYER_NORM_GRAD(dy, pre, [pre.shape[1]], mean, rstd, weight, bias, [True, True, True],
                      out0=grad_pre, out1=grad_weight, out2=grad_bias)
     return grad_pre
@@ -506,16 +508,16 @@ class FastAgent(Agent):
         torch.sum(dq, 0, out=g.c3)
         dh = mm(dq, p.v3, out=ws["dh"])
         if self.layer_norm:
-            dh = _layer_norm_relu_backward(dh, h, ws["z_pre"], ws["z_mean"], ws["z_rstd"], p.n2, p.m2, ws["dz_pre"],
-                                           g.n2, g.m2)
+            dh = _layer_norm_relu_backward(dh, h, ws["z_pre"], ws["z_mean"], ws["z_rstd"], p.n2, p.m2, dh,
+                                           ws["dz_pre"], g.n2, g.m2)
         else:
             dh = _RELU_GRAD(dh, h, 0.0, grad_input=dh)
         mm(dh.t(), xa, out=g.v2)
         torch.sum(dh, 0, out=g.c2)
         dx = mm(dh, p.v2s, out=ws["dx"])
         if self.layer_norm:
-            dx = _layer_norm_relu_backward(dx, x, ws["x_pre"], ws["x_mean"], ws["x_rstd"], p.n1, p.m1, ws["dx_pre"],
-                                           g.n1, g.m1)
+            dx = _layer_norm_relu_backward(dx, x, ws["x_pre"], ws["x_mean"], ws["x_rstd"], p.n1, p.m1, dx,
+                                           ws["dx_pre"], g.n1, g.m1)
         else:
             dx = _RELU_GRAD(dx, x, 0.0, grad_input=dx)
         mm(dx.t(), s, out=g.v1)
@@ -534,10 +536,8 @@ class FastAgent(Agent):
         if self.layer_norm:
             pre = torch.addmm(ws["z"], mu, p.v2aT, out=ws["hp_pre"])
             hp = _layer_norm_relu(pre, p.n2, p.m2, ws["hp_mean"], ws["hp_rstd"], out=ws["hp"])
-            dhp = _RELU_GRAD(v3s, hp, 0.0, grad_input=ws["dhp"])
-            _LAYER_NORM_GRAD(dhp, pre, [pre.shape[1]], ws["hp_mean"], ws["hp_rstd"], p.n2, p.m2, [True, True, True],
-                             out0=ws["dhp_pre"], out1=ws["hp_dn"], out2=ws["hp_dm"])
-            dhp = ws["dhp_pre"]
+            dhp = _layer_norm_relu_backward(v3s, hp, pre, ws["hp_mean"], ws["hp_rstd"], p.n2, p.m2, ws["dhp"],
+                                            ws["dhp_pre"], ws["hp_dn"], ws["hp_dm"])
         else:
             hp = _ADDMM_RELU(ws["z"], mu, p.v2aT, out=ws["hp"])
             dhp = _RELU_GRAD(v3s, hp, 0.0, grad_input=ws["dhp"])

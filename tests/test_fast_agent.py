@@ -260,10 +260,10 @@ def test_the_comparison_catches_a_wrong_update(method: str, broken: Callable[[Fa
         _compare_updates(options, reacher_transitions, n_states=2)
 
 
-def _layer_norm_backward_without_centring(grad_out, out, pre, mean, rstd, weight, bias, grad_pre, grad_weight,
-                                          grad_bias):
+def _layer_norm_backward_without_centring(grad_out, out, pre, mean, rstd, weight, bias, grad_relu, grad_pre,
+                                          grad_weight, grad_bias):
     """Broken on purpose: layer norm's backward pass as if the mean and the std were constants."""
-    dy = ddpg_fast._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_out)
+    dy = ddpg_fast._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_relu)
     torch.sum(dy * (pre - mean) * rstd, 0, out=grad_weight)
     torch.sum(dy, 0, out=grad_bias)
     return torch.mul(dy * weight, rstd, out=grad_pre)
