@@ -14,7 +14,7 @@ s_t+n, gamma^n): the same update then carries rewards n steps back. The critic n
 hidden layers (``critic_layer_norm``, model.py). Exploration adds Ornstein-Uhlenbeck noise to
 the action while training. An episode cut by a time limit is not terminal: it bootstraps.
 
-This is the plain-PyTorch version (autograd, torch.optim.Adam); ``ddpg_fast.FastAgent`` computes
+This is the plain-PyTorch version (autograd, torch.optim.Adam); ``ddpg.fast.FastAgent`` computes
 the same update by hand over two threads, proven equal by tests (``train.py --learner fast``).
 """
 
@@ -28,7 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from cli import CheckedConfig
+from ddpg.agent_state import TrainingState
+from ddpg.cli import CheckedConfig
 from model import Actor, Critic
 
 
@@ -179,10 +180,10 @@ class OUNoise:
         return self.scale * self.state
 
 
-class Agent:
+class Agent(TrainingState):
     """DDPG agent shared by all arms: ``act``, ``step``, ``learn``, ``reset`` as in the course.
     ``Agent(state_size, action_size, random_seed, **overrides)``, the overrides ``DDPGConfig``
-    fields (or pass ``config=DDPGConfig(...)``)."""
+    fields (or pass ``config=DDPGConfig(...)``); ``state_dict()`` from ``TrainingState``."""
 
     config_class: type[DDPGConfig] = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
@@ -239,8 +240,7 @@ class Agent:
     def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
              next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:
         """Store every arm's transition (n-step: n steps late); every ``learn_every`` steps, learn.
-        ``terminated`` marks true terminal states (no bootstrap). Reacher has none: its only
-        "done" is the 1000-decision time limit, so the training loop passes none."""
+        ``terminated`` marks true terminal states (no bootstrap); Reacher's only "done" is a time limit."""
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
         for transitions in self.returns.push(states, actions, rewards, next_states, terminated):
             self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0)

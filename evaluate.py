@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-import reproducible
-import rundir
-from cli import non_negative_int, positive_int
-from tasks import DEFAULT_ENV, open_environment
+from ddpg import reproducible, rundir
+from ddpg.cli import non_negative_int, positive_int
+from ddpg.tasks import DEFAULT_ENV, open_environment
 from watch import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
 
 SUMMARY_FILE = "evaluation.json"

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import rundir
-from cli import json_object, positive_int
+from ddpg import rundir
+from ddpg.cli import json_object, positive_int
 
 ROOT = Path(__file__).resolve().parent
 
@@ -62,8 +62,7 @@ def trial_dir(out: str | os.PathLike[str], trial: Trial) -> Path:
 def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
     """The Tune trainable: one train.py run, skipped when finished, resumed when interrupted."""
     params = tune_config["trial"]
-    sys.path.insert(0, params["root"])
-    import train  # in the Ray worker, from the repository
+    import train  # in the Ray worker: the project is installed (pip install -e .)
 
     out = Path(params["out"])
     state = out / rundir.STATE_FILE
@@ -98,7 +97,7 @@ def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], a
     ray.init(address=address, num_cpus=None if address else cpus, include_dashboard=False,
              runtime_env={"env_vars": env}, logging_level="ERROR", log_to_driver=False)
     try:
-        space = [{"root": str(ROOT), "name": t.name, "seed": t.seed, "config": t.config, "episodes": episodes,
+        space = [{"name": t.name, "seed": t.seed, "config": t.config, "episodes": episodes,
                   "out": str(trial_dir(out, t)), "train_args": list(train_args or [])} for t in trials]
         tuner = tune.Tuner(
             tune.with_resources(_run_trial, {"cpu": 1}),
@@ -143,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from variants import parse_config
+    from ddpg.variants import parse_config
 
     argv = sys.argv[1:] if argv is None else argv
     train_args = argv[argv.index("--") + 1:] if "--" in argv else []

@@ -9,7 +9,7 @@ Command line::
 Notebook use::
 
     from reacher import ReacherEnvironment
-    from ddpg_fast import FastAgent
+    from ddpg.fast import FastAgent
     from train import train
     env = ReacherEnvironment(num_agents=20, seed=0)
     agent = FastAgent(state_size=33, action_size=4, random_seed=0)
@@ -39,16 +39,14 @@ from typing import Any
 import numpy as np
 import torch
 
-import reproducible
-import rundir
-import value_maps
-from cli import json_object, non_negative_int, positive_int
+from ddpg import reproducible, rundir, value_maps
+from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.fast import FastAgent
+from ddpg.metrics import Metrics
+from ddpg.tasks import DEFAULT_ENV, GymEnvironment, Task, reacher_task, task_for
+from ddpg.variants import VariantAgent, parse_config, variants_of
 from ddpg_agent import Agent, DDPGConfig
-from ddpg_fast import FastAgent
-from metrics import Metrics
 from reacher.environment import EPISODE_DECISIONS as EPISODE_LIMIT
-from tasks import DEFAULT_ENV, GymEnvironment, Task, reacher_task, task_for
-from variants import VariantAgent, parse_config, variants_of
 
 # The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
 # quicker on a small CPU, "readable" is the code to learn DDPG from.
@@ -179,9 +177,9 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
             saved_episodes = len(rows)
         record = {
             "seed": seed,
-            "learner": "fast" if isinstance(agent, FastAgent) else "readable",
+            "learner": agent.learner,
             "variants": variants_of(agent.config),
-            "threads": getattr(agent, "threads", 1),
+            "threads": agent.threads,
             "reproducible": pinned,
             "config": agent.config.to_dict(),
             "schedule": {"good_score": good_score, "good_updates": good_updates},
@@ -283,8 +281,7 @@ def train(env: Any, agent: Agent, n_episodes: int = 300, max_t: int = EPISODE_LI
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (Stopped)
             stop = exc
             guard["saving"] = True
-            if isinstance(agent, FastAgent):
-                agent.settle()  # let a half-handed-over update end before saving
+            agent.settle()  # let a half-handed-over update end before saving
             say(f"Interrupted ({exc if isinstance(exc, Stopped) else 'SIGINT'}) after {len(rows)} complete "
                 "episodes; saving what we have.")
         finally:

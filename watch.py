@@ -24,15 +24,15 @@ from typing import Any
 
 import numpy as np
 
-import rundir
-from cli import non_negative_int, positive_float, positive_int
+from ddpg import rundir
+from ddpg.cli import non_negative_int, positive_float, positive_int
+from ddpg.tasks import DEFAULT_ENV, open_environment
 
 # reacher picks a headless GL backend (MUJOCO_GL) before anything imports mujoco (nothing
 # above does).
 from reacher import ReacherEnvironment
 from reacher.environment import EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH
-from tasks import DEFAULT_ENV, open_environment
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 DEFAULT_ACTOR = PROJECT_ROOT / rundir.ACTOR_FILE

@@ -30,13 +30,12 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ddpg import reproducible, rundir
+from ddpg.cli import positive_int
+from ddpg.solved import SOLVE_SCORE, median_with_unsolved
+from sweep import Trial, run_sweep
 
-import reproducible  # noqa: E402
-import rundir  # noqa: E402
-from cli import positive_int  # noqa: E402
-from sweep import Trial, run_sweep  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results"
 JSON_FILE, TABLE_FILE, PLOT_FILE = RESULTS / "ablation.json", RESULTS / "ablation.md", RESULTS / "ablation.png"
@@ -102,10 +101,10 @@ def summarise(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         firsts = [r["first_mean_30"] for r in mine]
         rows.append({
             "variant": name, "group": mine[0]["group"], "seeds": len(mine), "solved": len(solved),
-            "median_solved_at": rundir.median_with_unsolved([r["solved_at"] for r in mine]),
+            "median_solved_at": median_with_unsolved([r["solved_at"] for r in mine]),
             "solved_at_range": [min(solved), max(solved)] if solved else None,
-            "median_first_mean_30": rundir.median_with_unsolved(firsts),
-            "median_time_to_solve_s": rundir.median_with_unsolved([r["time_to_solve_s"] for r in mine]),
+            "median_first_mean_30": median_with_unsolved(firsts),
+            "median_time_to_solve_s": median_with_unsolved([r["time_to_solve_s"] for r in mine]),
             "learner": mine[0]["learner"], "what": VARIANTS[name][2],
         })
     return rows
@@ -153,7 +152,7 @@ def plot(runs: list[dict[str, Any]], path: Path) -> None:
                 continue
             ax.plot(x, mean, label=f"{name} ({len(curves)} seeds)")
             ax.fill_between(x, mean - std, mean + std, alpha=0.2)
-        ax.axhline(rundir.SOLVE_SCORE, color="grey", lw=0.8, ls="--")
+        ax.axhline(SOLVE_SCORE, color="grey", lw=0.8, ls="--")
         ax.set_title(group)
         ax.set_xlabel("episode")
         ax.legend(fontsize=8, loc="lower right")

@@ -36,14 +36,13 @@ from typing import Any
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.bench_train import warmed_up_agent
+from ddpg.cli import positive_int
+from ddpg.fast import FastAgent, available_cpus
+from ddpg_agent import DDPGConfig
+from reacher import ReacherEnvironment
 
-from benchmarks.bench_train import warmed_up_agent  # noqa: E402
-from cli import positive_int  # noqa: E402
-from ddpg_agent import DDPGConfig  # noqa: E402
-from ddpg_fast import FastAgent, available_cpus  # noqa: E402
-from reacher import ReacherEnvironment  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 PRODUCTS = 4000  # matrix products per timed block
 

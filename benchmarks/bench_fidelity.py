@@ -21,10 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from reacher.fidelity import (  # noqa: E402
+from reacher.fidelity import (
     POLICIES,
     REFERENCE_POLICY_NAMES,
     TOLERANCES,
@@ -37,6 +34,8 @@ from reacher.fidelity import (  # noqa: E402
     read_reference_results,
     replay,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 REFERENCE = ROOT / "tests" / "physx_reference"
 STATS = REFERENCE / "unity_6_1_1000_arm_episodes.txt"

@@ -42,12 +42,12 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ddpg import reproducible
+from ddpg.cli import positive_int
+from ddpg.rundir import git_commit, versions
+from ddpg.solved import median_with_unsolved
 
-import reproducible  # noqa: E402
-from cli import positive_int  # noqa: E402
-from rundir import git_commit, median_with_unsolved, versions  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 WINDOW = 100
 # Per task: the threshold, the episode budget, copies stepped together (UnityReacher: 20 arms).

@@ -22,11 +22,10 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.bench_train import warmed_up_agent
+from ddpg_agent import DDPGConfig
 
-from benchmarks.bench_train import warmed_up_agent  # noqa: E402
-from ddpg_agent import DDPGConfig  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def median_time(fn: Callable[[], object], number: int, repeats: int = 5) -> float:

@@ -40,16 +40,16 @@ from typing import Any
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ddpg import reproducible
+from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.rundir import git_commit, write_json
+from ddpg.solved import SOLVE_SCORE, median_with_unsolved, solved_at
+from ddpg.tasks import reacher_task
+from ddpg.variants import parse_config
+from ddpg_agent import Agent, DDPGConfig
+from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train
 
-import reproducible  # noqa: E402
-from cli import json_object, non_negative_int, positive_int  # noqa: E402
-from ddpg_agent import Agent, DDPGConfig  # noqa: E402
-from rundir import SOLVE_SCORE, git_commit, median_with_unsolved, solved_at, write_json  # noqa: E402
-from tasks import reacher_task  # noqa: E402
-from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train  # noqa: E402
-from variants import parse_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "fast",

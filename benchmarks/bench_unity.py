@@ -90,10 +90,8 @@ def child(mode: str, num_agents: int, steps: int, repeats: int, port: int) -> li
 
         env = UnityEnvironment(file_name=STANDINS[num_agents], base_port=port, no_graphics=True)
     elif mode == "standin":
-        sys.path.insert(0, str(ROOT))  # run as a script: the project is not on the path
         env = _StandInSide(num_agents)
     else:
-        sys.path.insert(0, str(ROOT))
         from reacher import ReacherEnvironment
 
         env = ReacherEnvironment(num_agents=num_agents, verbose=False, show_viewer=False)

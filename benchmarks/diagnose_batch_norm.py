@@ -28,8 +28,9 @@ from __future__ import annotations
 import copy
 import sys
 
-import probe_run
 import torch
+
+from benchmarks import probe_run
 
 BATCH = 256
 RECENT = 1000  # the latest transitions: 50 steps of the 20 arms

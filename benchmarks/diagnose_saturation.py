@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 
-import probe_run
 import torch
 
+from benchmarks import probe_run
 from train import GOOD_UPDATES
 
 PROBE_STATES = 4096

@@ -10,14 +10,12 @@ tests/test_checkpoints.py uses, so its assertions and these figures are the same
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from evaluate import evaluate
+from watch import load_agent
 
-from evaluate import evaluate  # noqa: E402
-from watch import load_agent  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RUNS = ((20, 2024), (1, 2025))  # (arms, environment seed)
 

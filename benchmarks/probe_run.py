@@ -20,13 +20,12 @@ from typing import Any
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.variants import parse_config
+from ddpg_agent import Agent, DDPGConfig
+from train import make_agent, train
 
-from cli import json_object, non_negative_int, positive_int  # noqa: E402
-from ddpg_agent import Agent, DDPGConfig  # noqa: E402
-from train import make_agent, train  # noqa: E402
-from variants import parse_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_updates: int) -> argparse.ArgumentParser:

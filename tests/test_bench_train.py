@@ -115,8 +115,8 @@ def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, mo
     import diagnose_batch_norm
     import torch
 
+    from ddpg.variants import VariantAgent
     from tests._agent_helpers import fill
-    from variants import VariantAgent
 
     agent = fill(VariantAgent(33, 4, 0, buffer_size=5000, batch_size=32, batch_norm=True, critic_layer_norm=False))
     agent.learn_many(3)

@@ -192,10 +192,7 @@ def test_mountaincar_notebook_figures():
 
 def test_ablation_table_is_the_one_built_from_the_results():
     """Report.md's ablation table is bench_ablation.py's table of ablation.json, row for row."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import bench_ablation
+    from benchmarks import bench_ablation
 
     data = json.loads((RESULTS / "ablation.json").read_text())
     runs = data["runs"]
@@ -461,7 +458,7 @@ def _distribution(seeds: list[dict]) -> dict:
 
     from bench_train import rank_with_unsolved
 
-    from rundir import median_with_unsolved
+    from ddpg.solved import median_with_unsolved
 
     solved = [s["solved_at"] for s in seeds]
     done = [s for s in seeds if s["solved_at"] is not None]
@@ -481,10 +478,10 @@ def test_defaults_over_twenty_seeds(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import dataclasses
 
+    from ddpg.record import UNRECORDED_SETTINGS
+    from ddpg.variants import parse_config
     from ddpg_agent import DDPGConfig
-    from rundir import UNRECORDED_SETTINGS
     from train import GOOD_UPDATES
-    from variants import parse_config
 
     for name in LAYER_NORM:
         bench = _bench(name)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-import ddpg_fast
+from ddpg import fast as ddpg_fast
+from ddpg.fast import FastAgent, FlatAdam
 from ddpg_agent import Agent, DDPGConfig
-from ddpg_fast import FastAgent, FlatAdam
 from tests._agent_helpers import fill
 
 # Every configuration the fast learner supports: threads, clipping, weight decay, sizes.

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
+from ddpg.fast import FastAgent
 from ddpg_agent import Agent, NStepReturns
-from ddpg_fast import FastAgent
 
 SMALL = {"buffer_size": 1000, "batch_size": 8, "warmup": 10_000}
 

@@ -40,7 +40,7 @@ def test_committed_outputs_are_a_full_solved_run_with_pictures():
 
 
 def test_the_exploration_text_matches_the_task_settings():
-    from tasks import task_for
+    from ddpg.tasks import task_for
 
     config = task_for("MountainCarContinuous-v0").config
     markdown = markdown_of(_notebook())

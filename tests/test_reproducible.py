@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import evaluate
-import reproducible
 import train as train_mod
+from ddpg import reproducible
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,7 +78,7 @@ def test_reproducible_in_a_process_that_cannot_restart_is_a_clear_error(main, ca
 @pytest.mark.skipif(not reproducible.cpu_has_avx2(), reason="reproducible mode needs a CPU with AVX2")
 def test_pin_first_then_every_library_runs_the_pinned_path() -> None:
     """What a notebook's first cell does: pin, then import."""
-    code = ("import reproducible; reproducible.pin()\n"
+    code = ("from ddpg import reproducible; reproducible.pin()\n"
             "import numpy, torch, numba\nfrom reacher import physics\n"
             "import json; print(json.dumps(reproducible.machine()))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_unpinned_environment(), check=True,

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-import rundir
+from ddpg import rundir
+from ddpg.fast import FastAgent
+from ddpg.solved import solved_at, trailing_average
 from ddpg_agent import Agent
-from ddpg_fast import FastAgent
 from model import Actor
 from tests._agent_helpers import fill, filled_agent
 
@@ -173,13 +174,13 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path) -> None:
 def test_solved_at_definition() -> None:
     means = np.concatenate([np.full(100, 29.0), np.full(50, 40.0)])
     # Average of episodes E-99..E reaches 30 when 10 of the 100 are 40s: E = 110.
-    assert rundir.solved_at(means) == 110
-    assert rundir.solved_at(np.full(99, 40.0)) is None
-    assert rundir.solved_at(np.full(100, 30.0)) == 100
+    assert solved_at(means) == 110
+    assert solved_at(np.full(99, 40.0)) is None
+    assert solved_at(np.full(100, 30.0)) == 100
 
 
 def test_trailing_average() -> None:
-    np.testing.assert_allclose(rundir.trailing_average(np.arange(1, 6), window=2), [1, 1.5, 2.5, 3.5, 4.5])
+    np.testing.assert_allclose(trailing_average(np.arange(1, 6), window=2), [1, 1.5, 2.5, 3.5, 4.5])
 
 
 def test_filled_agent_helper_is_readable_agent() -> None:

@@ -13,10 +13,10 @@ import torch
 
 import evaluate as evaluate_mod
 import train as train_mod
-import value_maps
 import watch as watch_mod
+from ddpg import value_maps
+from ddpg.tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
 from ddpg_agent import Agent, DDPGConfig
-from tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
 
 COUNTDOWN_ID = "tests/Countdown-v0"
 

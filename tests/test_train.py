@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-import rundir
 import train as train_mod
+from ddpg import rundir
+from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import FakeEnv
-from variants import parse_config
 
 # Small, quick learning settings so a few dozen decisions already run updates.
 FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5,

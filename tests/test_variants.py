@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
+from ddpg.variants import VariantAgent, VariantConfig, parse_config, variants_of
+from ddpg.variants.batch_norm import BatchNormActor
+from ddpg.variants.noisy import NoisyActor
+from ddpg.variants.prioritized import PrioritizedReplayBuffer, SumTree
 from ddpg_agent import Agent, DDPGConfig
-from variants import VariantAgent, VariantConfig, parse_config, variants_of
-from variants.batch_norm import BatchNormActor
-from variants.noisy import NoisyActor
-from variants.prioritized import PrioritizedReplayBuffer, SumTree
 
 SMALL = {"buffer_size": 2000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
 

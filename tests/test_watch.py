@@ -13,9 +13,9 @@ import pytest
 
 import train
 import watch  # first: it imports reacher, which picks the headless GL backend
+from ddpg.rundir import save_checkpoints
 from ddpg_agent import Agent
 from reacher import ReacherEnvironment
-from rundir import save_checkpoints
 
 ROOT = Path(__file__).resolve().parent.parent
 W, H = 160, 120

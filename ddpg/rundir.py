@@ -42,9 +42,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddpg.agent_state import tensor_state
+from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW, solved_at, trailing_average
+from ddpg.variants import VariantAgent, parse_config, variants_of
 from ddpg_agent import Agent
-from ddpg_fast import FastAgent
-from variants import VariantAgent, parse_config, variants_of
 
 ACTOR_FILE = "checkpoint_actor.pth"
 CRITIC_FILE = "checkpoint_critic.pth"
@@ -60,8 +61,6 @@ ANIMATION_STEM = "value_maps"  # ...and the animation, value_maps.mp4 (or .gif w
 ANIMATION_SUFFIXES = (".mp4", ".gif")
 RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
-SOLVE_SCORE = 30.0
-SOLVE_WINDOW = 100
 # DDPGConfig fields that fix the networks' shapes...
 ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
 # ...and their kind (layer norm; variants/: batch norm, twin critics, a NoisyNet actor); older runs lack some.
@@ -90,52 +89,13 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWrite
             tmp.unlink()
 
 
-def trailing_average(values: np.ndarray, window: int = SOLVE_WINDOW) -> np.ndarray:
-    """Mean of the last ``window`` values at each position (fewer at the start)."""
-    values = np.asarray(values, dtype=np.float64)
-    csum = np.concatenate(([0.0], np.cumsum(values)))
-    idx = np.arange(1, len(values) + 1)
-    lo = np.maximum(0, idx - window)
-    return (csum[idx] - csum[lo]) / (idx - lo)
-
-
-def solved_at(episode_means: np.ndarray, target: float = SOLVE_SCORE,
-              window: int = SOLVE_WINDOW) -> int | None:
-    """First 1-based episode E >= window whose mean over episodes E-window+1..E >= target.
-
-    This is the project's "solved-at episode" (the course's "solved in 63 episodes" is
-    E = 163). None if never reached.
-    """
-    means = np.asarray(episode_means, dtype=np.float64)
-    if len(means) < window:
-        return None
-    hits = np.flatnonzero(trailing_average(means, window)[window - 1:] >= target)
-    return int(hits[0]) + window if hits.size else None
-
-
-def median_with_unsolved(values: list[float | None]) -> float | None:
-    """Median over runs of a figure to solve (episode, steps, seconds), None for a run that
-    did not solve: such a run ranks worse than every solved one, and the result is None
-    when the median run did not solve."""
-    ranked = sorted(values, key=lambda v: (v is None, v if v is not None else 0.0))
-    middle = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
-    if any(v is None for v in middle):
-        return None
-    return float(np.mean(middle))
-
-
 # ------------------------------------------------------------------ checkpoints
 def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
                      critic_path: str | os.PathLike[str]) -> None:
     """The local actor's and critic's state_dicts, in the course's file format."""
     for module, path in ((agent.actor_local, actor_path), (agent.critic_local, critic_path)):
-        state = _tensor_state(module)
+        state = tensor_state(module)
         atomic_write(path, lambda fh, state=state: torch.save(state, fh))
-
-
-def _tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
-    """A state_dict of compact copies (the fast learner's tensors are views into one flat buffer)."""
-    return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
 _LAYER_NORM_KEY = "ln1"  # model.Critic's first layer norm: in a critic's state_dict when it has layer norm
@@ -443,59 +403,30 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
                         env_random_state: dict[str, Any] | None, save_buffer: bool) -> None:
     """Write training_state.pt (and with ``save_buffer`` replay_buffer.pt), atomically.
 
-    Call it between episodes: ``loop`` holds the training loop's own state (episodes done,
-    scores so far, ...). The buffer file holds only the filled rows: 4 bytes x (2 x state
-    + action + 2) per transition, about 290 MB at one million transitions for Reacher.
+    Call it between episodes: the agent's ``state_dict``, the training loop's own state
+    (``loop``: episodes done, scores so far, ...) and the random generators. The buffer file
+    holds only the filled rows: 4 bytes x (2 x state + action + 2) per transition, about
+    290 MB at one million transitions for Reacher.
     """
     run = Path(run_dir)
-    if isinstance(agent, FastAgent):
-        agent.settle()  # nothing of an update may still be running
-        opt = agent.optimizer
-        optimizer: dict[str, Any] = {"flat": {"exp_avg": opt.exp_avg.clone(), "exp_avg_sq": opt.exp_avg_sq.clone(),
-                                              "t": opt.t}}
-    else:
-        optimizer = {"actor": agent.actor_optimizer.state_dict(), "critic": agent.critic_optimizer.state_dict()}
-    memory = agent.memory
+    state = agent.state_dict(with_buffer=save_buffer)
+    rows = state.pop("buffer_rows", None)
     numpy_global = np.random.get_state(legacy=False)  # noqa: NPY002 (the global generator, for code that uses it)
-    state = {
-        "networks": {name: _tensor_state(getattr(agent, name))
-                     for name in ("actor_local", "actor_target", "critic_local", "critic_target")},
-        "optimizer": optimizer,
-        "noise": {"state": torch.from_numpy(agent.noise.state.copy()), "scale": agent.noise.scale,
-                  "rng": agent.noise.rng.bit_generator.state},
-        "agent": {"t_step": agent.t_step, "n_updates": agent.n_updates, "learn_updates": agent.learn_updates},
-        "n_step": {"steps": [[torch.from_numpy(np.array(x)) for x in step] for step in agent.returns.steps],
-                   "last_states": torch.from_numpy(np.array(agent.returns.last_states))},  # stored next episode
-        "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
-                   "saved": save_buffer,  # a variant's own part: priorities
-                   "extra": memory.extra_state() if hasattr(memory, "extra_state") else None},
+    state.update({
         "random": {"torch": torch.get_rng_state(), "numpy": {**numpy_global, "state": {
             k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in numpy_global["state"].items()}},
             "environment": env_random_state},
         "loop": loop,
         "config": agent.config.to_dict(),
-    }
-    if save_buffer:
-        data = memory.data[:memory.size].clone()
-        # t_step ties the buffer to its state file: a process killed between the two writes
-        # leaves a pair that does not match, and resume then refills instead.
-        atomic_write(run / BUFFER_FILE, lambda fh: torch.save(
-            {"rows": data, "capacity": memory.capacity, "t_step": agent.t_step}, fh))
+    })
+    if rows is not None:
+        atomic_write(run / BUFFER_FILE, lambda fh: torch.save(rows, fh))
     atomic_write(run / STATE_FILE, lambda fh: torch.save(state, fh))
-
-
-def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
-    """Pending n-step steps as runs before n-step returns joined ``ddpg_agent`` saved them
-    (arrays of agents x steps, in the buffer's part); none for a one-step run."""
-    if saved is None:
-        return {"steps": [], "last_states": torch.zeros(0)}
-    return {"steps": [[saved[name][:, j] for name in ("states", "actions", "rewards")] for j in range(saved["k"])],
-            "last_states": saved["last_next"]}
 
 
 def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[str, Any]:
     """Restore an agent saved by ``save_training_state``; return the rest of the saved state
-    (``loop``, ``random``, and ``exact``: False when the buffer was not saved and starts empty)."""
+    (``loop``, ``environment``, and ``exact``: False when the buffer was not saved and starts empty)."""
     run = Path(run_dir)
     path = run / STATE_FILE
     if not path.is_file():
@@ -505,44 +436,13 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for corrupt files
         raise ValueError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
-    for name, tensors in state["networks"].items():
-        getattr(agent, name).load_state_dict(tensors)
-    optimizer = state["optimizer"]
-    if isinstance(agent, FastAgent) != ("flat" in optimizer):
-        raise ValueError(f"{path} was saved by the other learner; resume with the learner that trained it")
-    if isinstance(agent, FastAgent):
-        agent.optimizer.exp_avg.copy_(optimizer["flat"]["exp_avg"])
-        agent.optimizer.exp_avg_sq.copy_(optimizer["flat"]["exp_avg_sq"])
-        agent.optimizer.t = optimizer["flat"]["t"]
-    else:
-        agent.actor_optimizer.load_state_dict(optimizer["actor"])
-        agent.critic_optimizer.load_state_dict(optimizer["critic"])
-    noise = state["noise"]
-    agent.noise.state = noise["state"].numpy().copy()
-    agent.noise.scale = noise["scale"]
-    agent.noise.rng.bit_generator.state = noise["rng"]
-    agent.t_step, agent.n_updates = state["agent"]["t_step"], state["agent"]["n_updates"]
-    agent.learn_updates = state["agent"]["learn_updates"]
-    buffer, memory = state["buffer"], agent.memory
-    memory.generator.set_state(buffer["generator"])
-    exact = bool(buffer["saved"]) and (run / BUFFER_FILE).is_file()
-    saved = torch.load(run / BUFFER_FILE, map_location="cpu", weights_only=True) if exact else None
-    if saved is not None and saved.get("t_step") != state["agent"]["t_step"]:
-        exact = False  # the buffer file belongs to another save (the process died in between)
-    if exact:
-        assert saved is not None
-        rows = saved["rows"]
-        if saved["capacity"] != memory.capacity or rows.shape[1] != memory.data.shape[1]:
-            raise ValueError(f"{run / BUFFER_FILE} holds a buffer of {saved['capacity']} x {rows.shape[1]}; "
-                             f"the run's agent has {memory.capacity} x {memory.data.shape[1]}")
-        memory.data[:len(rows)] = rows
-        memory.pos, memory.size = buffer["pos"], buffer["size"]
-    extra = dict(buffer.get("extra") or {})
-    pending = state.get("n_step") or _old_n_step(extra.pop("n_step", None))
-    agent.returns.steps = [tuple(x.numpy().copy() for x in step) for step in pending["steps"]]
-    agent.returns.last_states = pending["last_states"].numpy().copy()
-    if extra:
-        memory.load_extra_state(extra, rows_restored=exact)
+    rows = None
+    if state["buffer"]["saved"] and (run / BUFFER_FILE).is_file():
+        rows = torch.load(run / BUFFER_FILE, map_location="cpu", weights_only=True)
+    try:
+        exact = agent.load_state_dict(state, rows)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     random = state["random"]
     torch.set_rng_state(random["torch"])
     numpy_state = random["numpy"]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
-import rundir
+from ddpg import rundir
 
 GRID_POINTS = 101  # per axis: 10,201 states, one forward pass of each network
 
@@ -125,7 +125,7 @@ class Recorder:
     episode's maps (value_map.png) and the animation of them all (rundir writes the files)."""
 
     def __init__(self, env: Any, agent: Any, run_dir: str | os.PathLike[str], every: int = 5) -> None:
-        from tasks import task_for
+        from ddpg.tasks import task_for
 
         task = task_for(env.env_id)
         self.env, self.agent, self.run_dir, self.every = env, agent, run_dir, every

@@ -7,7 +7,7 @@ together; ``train.py --config '{"replay": "prioritized"}'`` uses it by itself.
 Report.md ("What mattered") has what each did on Reacher, measured over 5 seeds.
 """
 
-from variants.agent import VariantAgent
-from variants.config import VariantConfig, parse_config, variants_of
+from ddpg.variants.agent import VariantAgent
+from ddpg.variants.config import VariantConfig, parse_config, variants_of
 
 __all__ = ["VariantAgent", "VariantConfig", "parse_config", "variants_of"]

@@ -32,14 +32,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddpg.variants.batch_norm import BatchNormActor, BatchNormCritic
+from ddpg.variants.config import VariantConfig
+from ddpg.variants.gaussian import GaussianNoise
+from ddpg.variants.noisy import NoisyActor
+from ddpg.variants.prioritized import PrioritizedReplayBuffer
+from ddpg.variants.twin import TwinCritic
 from ddpg_agent import Agent, DDPGConfig
 from model import Actor, Critic
-from variants.batch_norm import BatchNormActor, BatchNormCritic
-from variants.config import VariantConfig
-from variants.gaussian import GaussianNoise
-from variants.noisy import NoisyActor
-from variants.prioritized import PrioritizedReplayBuffer
-from variants.twin import TwinCritic
 
 
 class VariantAgent(Agent):
@@ -96,6 +96,15 @@ class VariantAgent(Agent):
                "eps": cfg.per_eps}
         if cfg.replay == "prioritized":
             self.memory = PrioritizedReplayBuffer(*buffer, **per)
+
+    def buffer_extra_state(self) -> dict[str, Any] | None:
+        return self.memory.extra_state() if self.config.replay == "prioritized" else None
+
+    def load_buffer_extra_state(self, state: dict[str, Any], rows_restored: bool) -> None:
+        if self.config.replay != "prioritized":
+            super().load_buffer_extra_state(state, rows_restored)
+        else:
+            self.memory.load_extra_state(state, rows_restored)
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """As ``Agent.act``; NoisyNet explores with a fresh draw of its weight noise instead

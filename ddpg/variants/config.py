@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from cli import is_number
+from ddpg.cli import is_number
 from ddpg_agent import DDPGConfig
 
 # What turns a variant on.

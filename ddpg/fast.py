@@ -264,6 +264,8 @@ class FastAgent(Agent):
     ``actor_optimizer`` and ``critic_optimizer`` (set to None here).
     """
 
+    learner = "fast"
+
     def __init__(self, state_size: int, action_size: int, random_seed: int,
                  config: DDPGConfig | None = None, threads: int = 2, **overrides: Any) -> None:
         super().__init__(state_size, action_size, random_seed, config, **overrides)
@@ -402,6 +404,16 @@ class FastAgent(Agent):
         touched again (it may still be drawing a batch)."""
         if self._helper is not None and self._helper.pending:
             self._helper.finish()
+
+    def optimizer_state(self) -> dict[str, Any]:
+        """The one flat Adam's moments and step count (``TrainingState``'s hook)."""
+        opt = self.optimizer
+        return {"flat": {"exp_avg": opt.exp_avg.clone(), "exp_avg_sq": opt.exp_avg_sq.clone(), "t": opt.t}}
+
+    def load_optimizer_state(self, state: dict[str, Any]) -> None:
+        self.optimizer.exp_avg.copy_(state["flat"]["exp_avg"])
+        self.optimizer.exp_avg_sq.copy_(state["flat"]["exp_avg_sq"])
+        self.optimizer.t = state["flat"]["t"]
 
     def policy(self, states: np.ndarray) -> np.ndarray:
         """``Agent.policy`` written out into preallocated buffers: bitwise the same actions,

@@ -1,0 +1,136 @@
+"""An agent's training state: what it saves to continue exactly where it stopped, and how it
+takes it back.
+
+``ddpg_agent.Agent`` inherits ``TrainingState``, so every learner answers ``state_dict()`` and
+``load_state_dict()`` itself, and the run folder (``ddpg.rundir``) only writes and reads the
+files. A learner whose state differs says so by overriding a hook (the fast learner's one flat
+Adam, a variant buffer's priorities); nothing outside asks which learner it holds.
+
+The dictionary is the layout of ``training_state.pt`` since it was first written, so runs
+saved by earlier versions still resume.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+from torch import nn
+
+NETWORKS = ("actor_local", "actor_target", "critic_local", "critic_target")
+
+
+def tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """A state_dict of compact copies (the fast learner's tensors are views into one flat buffer)."""
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+class TrainingState:
+    """Mixed into ``Agent``: the state a resumed run needs, beyond the replay buffer's rows."""
+
+    learner: ClassVar[str] = "readable"  # run.json's "learner": train.py --learner
+    threads: int = 1  # the fast learner's thread count
+
+    # The attributes the agent defines (ddpg_agent.Agent.__init__).
+    actor_optimizer: torch.optim.Optimizer
+    critic_optimizer: torch.optim.Optimizer
+    noise: Any
+    memory: Any
+    returns: Any
+    t_step: int
+    n_updates: int
+    learn_updates: int
+
+    # ------------------------------------------------------------- hooks a learner overrides
+    def settle(self) -> None:
+        """Wait for any part of an update still running (the fast learner's helper thread)."""
+
+    def optimizer_state(self) -> dict[str, Any]:
+        """The optimisers' state, keyed so that a load can tell which learner saved it."""
+        return {"actor": self.actor_optimizer.state_dict(), "critic": self.critic_optimizer.state_dict()}
+
+    def load_optimizer_state(self, state: dict[str, Any]) -> None:
+        self.actor_optimizer.load_state_dict(state["actor"])
+        self.critic_optimizer.load_state_dict(state["critic"])
+
+    def buffer_extra_state(self) -> dict[str, Any] | None:
+        """A replay variant's own state beyond the rows (prioritized replay: its priorities)."""
+        return None
+
+    def load_buffer_extra_state(self, state: dict[str, Any], rows_restored: bool) -> None:
+        raise ValueError(f"the saved replay buffer has a variant's state ({', '.join(state)}); this agent's "
+                         "buffer has none: resume with the run's own settings")
+
+    # ------------------------------------------------------------- the whole state
+    def state_dict(self, with_buffer: bool = False) -> dict[str, Any]:
+        """Networks, optimisers, noise, n-step steps, counters and the buffer's position and
+        generator; with ``with_buffer`` also ``"buffer_rows"``: its filled rows (about 290 MB at
+        one million Reacher transitions), which the run folder keeps in a file of their own."""
+        self.settle()  # nothing of an update may still be running
+        memory = self.memory
+        state: dict[str, Any] = {
+            "networks": {name: tensor_state(getattr(self, name)) for name in NETWORKS},
+            "optimizer": self.optimizer_state(),
+            "noise": {"state": torch.from_numpy(self.noise.state.copy()), "scale": self.noise.scale,
+                      "rng": self.noise.rng.bit_generator.state},
+            "agent": {"t_step": self.t_step, "n_updates": self.n_updates, "learn_updates": self.learn_updates},
+            "n_step": {"steps": [[torch.from_numpy(np.array(x)) for x in step] for step in self.returns.steps],
+                       "last_states": torch.from_numpy(np.array(self.returns.last_states))},
+            "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
+                       "saved": with_buffer, "extra": self.buffer_extra_state()},
+        }
+        if with_buffer:
+            # t_step ties the rows to this state: a process killed between writing the two
+            # files leaves a pair that does not match, and the load then starts empty.
+            state["buffer_rows"] = {"rows": memory.data[:memory.size].clone(), "capacity": memory.capacity,
+                                    "t_step": self.t_step}
+        return state
+
+    def load_state_dict(self, state: dict[str, Any], buffer_rows: dict[str, Any] | None = None) -> bool:
+        """Take back a ``state_dict``; ``buffer_rows`` is its ``"buffer_rows"`` when they were kept.
+        Returns True when the buffer was restored too (the run then continues exactly);
+        ValueError when the state was saved by the other learner or for another buffer."""
+        saved_by = "fast" if "flat" in state["optimizer"] else "readable"
+        if saved_by != self.learner:
+            raise ValueError(f"the training state was saved by the {saved_by} learner; resume with the learner "
+                             "that trained it")
+        for name, tensors in state["networks"].items():
+            getattr(self, name).load_state_dict(tensors)
+        self.load_optimizer_state(state["optimizer"])
+        noise = state["noise"]
+        self.noise.state = noise["state"].numpy().copy()
+        self.noise.scale = noise["scale"]
+        self.noise.rng.bit_generator.state = noise["rng"]
+        counters = state["agent"]
+        self.t_step, self.n_updates, self.learn_updates = counters["t_step"], counters["n_updates"], counters["learn_updates"]
+        buffer, memory = state["buffer"], self.memory
+        memory.generator.set_state(buffer["generator"])
+        exact = bool(buffer["saved"]) and buffer_rows is not None and buffer_rows.get("t_step") == counters["t_step"]
+        if exact:
+            assert buffer_rows is not None
+            rows = buffer_rows["rows"]
+            if buffer_rows["capacity"] != memory.capacity or rows.shape[1] != memory.data.shape[1]:
+                raise ValueError(f"the saved replay buffer is {buffer_rows['capacity']} x {rows.shape[1]}; the run's "
+                                 f"agent has {memory.capacity} x {memory.data.shape[1]}")
+            memory.data[:len(rows)] = rows
+            memory.pos, memory.size = buffer["pos"], buffer["size"]
+        extra = dict(buffer.get("extra") or {})
+        pending = state.get("n_step") or _old_n_step(extra.pop("n_step", None))
+        self.returns.steps = [tuple(x.numpy().copy() for x in step) for step in pending["steps"]]
+        self.returns.last_states = pending["last_states"].numpy().copy()
+        if extra:
+            self.load_buffer_extra_state(extra, rows_restored=exact)
+        return exact
+
+
+def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
+    """Pending n-step steps as runs before n-step returns joined ``ddpg_agent`` saved them
+    (arrays of agents x steps, in the buffer's part); none for a one-step run."""
+    if saved is None:
+        return {"steps": [], "last_states": torch.zeros(0)}
+    return {"steps": [[saved[name][:, j] for name in ("states", "actions", "rewards")] for j in range(saved["k"])],
+            "last_states": saved["last_next"]}
+
+
+__all__ = ["NETWORKS", "TrainingState", "tensor_state"]
