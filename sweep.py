@@ -67,8 +67,8 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
     out = Path(params["out"])
     state = out / rundir.STATE_FILE
     record = rundir.read_record(out) if (out / rundir.RECORD_FILE).is_file() else None
-    if record is None or not record.get("finished"):
-        if record is not None and state.is_file() and record.get("episodes_run", 0) < params["episodes"]:
+    if record is None or not record.finished:
+        if record is not None and state.is_file() and record.episodes_run < params["episodes"]:
             argv = ["--resume", str(out), "--episodes", str(params["episodes"])]
             argv += [a for a in params["train_args"] if a in ("--no-stop",)]
         else:
@@ -76,9 +76,9 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
                     "--force", "--config", json.dumps(params["config"]), "--threads", "1", *params["train_args"]]
         train.main([*argv, "--quiet", "--no-progress"])
         record = rundir.read_record(out)
-    return {"solved_at": record["solved_at_episode"], "episodes": record["episodes_run"],
-            "time_to_solve_s": record["time_to_solve_s"], "wall_time_s": record["wall_time_s"],
-            "final_average": record["final_average"], "finished": record["finished"]}
+    return {"solved_at": record.solved_at_episode, "episodes": record.episodes_run,
+            "time_to_solve_s": record.time_to_solve_s, "wall_time_s": record.wall_time_s,
+            "final_average": record.final_average, "finished": record.finished}
 
 
 def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], address: str | None = None,

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from ddpg import rundir
+from ddpg.agents import agent_from_checkpoints, agent_from_run
 from ddpg.cli import non_negative_int, positive_float, positive_int
 from ddpg.tasks import DEFAULT_ENV, open_environment
 
-# reacher picks a headless GL backend (MUJOCO_GL) before anything imports mujoco (nothing
-# above does).
+# (reacher.mujoco_gl chooses a headless GL backend before MuJoCo loads.)
 from reacher import ReacherEnvironment
 from reacher.environment import EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH
@@ -175,12 +175,12 @@ def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.Pat
     if run is not None:
         if actor is not None or critic is not None:
             raise ValueError("--run takes the checkpoints from the run folder; leave out --actor/--critic")
-        return rundir.agent_from_run(run, seed=seed)
+        return agent_from_run(run, seed=seed)
     if critic is None and actor is None:
         critic = DEFAULT_CRITIC
     if isinstance(critic, str) and critic.lower() == "none":
         critic = None
-    return rundir.agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed)
+    return agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed)
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -77,15 +77,15 @@ def collect(names: list[str], runs_dir: Path) -> list[dict[str, Any]]:
             if not (folder / rundir.RECORD_FILE).is_file():
                 continue
             run = rundir.read_record(folder)
-            if not run.get("finished"):
+            if not run.finished:
                 continue
             means = rundir.read_scores(folder).mean(axis=1)
             records.append({
-                "variant": name, "group": group, "seed": run["seed"], "config": overrides,
+                "variant": name, "group": group, "seed": run.seed, "config": overrides,
                 "scores": [round(float(m), 4) for m in means],
-                "solved_at": run["solved_at_episode"], "time_to_solve_s": run["time_to_solve_s"],
-                "wall_time_s": run["wall_time_s"], "first_mean_30": first_reaching(means),
-                "learner": run["learner"], "threads": run["threads"], "git_commit": run.get("git_commit"),
+                "solved_at": run.solved_at_episode, "time_to_solve_s": run.time_to_solve_s,
+                "wall_time_s": run.wall_time_s, "first_mean_30": first_reaching(means),
+                "learner": run.learner, "threads": run.threads, "git_commit": run.git_commit,
             })
     return records
 

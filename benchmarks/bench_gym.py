@@ -110,7 +110,9 @@ def run_sb3(task: str, algo: str, seed: int, cap_s: float) -> dict[str, Any]:
     from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    import reacher  # noqa: F401  (registers UnityReacher-v0)
+    import reacher
+
+    reacher.register_with_gymnasium()
 
     torch.set_num_threads(1)
     spec, zoo = BENCH_TASKS[task], dict(ZOO[task])

@@ -41,13 +41,14 @@ import numpy as np
 import torch
 
 from ddpg import reproducible
+from ddpg.agents import LEARNERS, make_agent
 from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.rundir import git_commit, write_json
 from ddpg.solved import SOLVE_SCORE, median_with_unsolved, solved_at
 from ddpg.tasks import reacher_task
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
-from train import GOOD_SCORE, GOOD_UPDATES, LEARNERS, make_agent, train
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,8 +108,7 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
         agent.act = _timed(agent.act, seconds, "acting")  # type: ignore[method-assign]
         agent.learn_many = _timed(agent.learn_many, seconds, "learning")  # type: ignore[method-assign]
         t0 = time.perf_counter()
-        scores = train(env, agent, n_episodes=max_episodes, progress=False, quiet=True,
-                       log=lambda _msg: None, good_score=good_score, good_updates=good_updates)
+        scores = train(env, agent, episodes=max_episodes, good_score=good_score, good_updates=good_updates)
         wall = time.perf_counter() - t0
     finally:
         env.close()

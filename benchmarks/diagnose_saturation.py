@@ -21,7 +21,7 @@ import sys
 import torch
 
 from benchmarks import probe_run
-from train import GOOD_UPDATES
+from ddpg.loop import GOOD_UPDATES
 
 PROBE_STATES = 4096
 SATURATED = 0.99

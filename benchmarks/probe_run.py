@@ -17,13 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
+from ddpg.agents import make_agent
 from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.loop import Callback, Episode, Run, train
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
-from train import make_agent, train
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,14 +65,15 @@ def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], d
     print(f"# seed {args.seed}  config overrides {json.dumps(args.config)}  good updates {args.good_updates}")
     print(header)
 
-    def on_episode(episode: int, _trajectory: np.ndarray, score: np.ndarray) -> None:
-        rows.append({"episode": episode, "score": float(score.mean()), **probe(agent)})
-        show(rows[-1])
-        sys.stdout.flush()
+    class Probe(Callback):
+        def on_episode(self, run: Run, episode: Episode) -> None:
+            rows.append({"episode": episode.number, "score": float(episode.score.mean()), **probe(agent)})
+            show(rows[-1])
+            sys.stdout.flush()
 
     try:
-        train(env, agent, n_episodes=args.episodes, max_t=args.max_t, progress=False, quiet=True, log=lambda _m: None,
-              stop_when_solved=False, good_updates=args.good_updates, on_episode=on_episode)
+        train(env, agent, episodes=args.episodes, max_t=args.max_t, stop_when_solved=False,
+              good_updates=args.good_updates, callbacks=[Probe()])
     finally:
         env.close()
     if args.json:

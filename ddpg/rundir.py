@@ -42,9 +42,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddpg import plots
 from ddpg.agent_state import tensor_state
-from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW, solved_at, trailing_average
-from ddpg.variants import VariantAgent, parse_config, variants_of
+from ddpg.record import RunRecord
+from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
 from ddpg_agent import Agent
 
 ACTOR_FILE = "checkpoint_actor.pth"
@@ -65,9 +66,6 @@ RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PL
 ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
 # ...and their kind (layer norm; variants/: batch norm, twin critics, a NoisyNet actor); older runs lack some.
 NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0")
-# Settings that came after some run records were written: a record without one ran with this
-# value, whatever the default is now (plain DDPG's records hold only DDPGConfig's keys then).
-UNRECORDED_SETTINGS = {"n_step": 1, "critic_layer_norm": False}
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:
@@ -98,7 +96,7 @@ def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
         atomic_write(path, lambda fh, state=state: torch.save(state, fh))
 
 
-_LAYER_NORM_KEY = "ln1"  # model.Critic's first layer norm: in a critic's state_dict when it has layer norm
+LAYER_NORM_KEY = "ln1"  # model.Critic's first layer norm: in a critic's state_dict when it has layer norm
 
 
 def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
@@ -106,10 +104,10 @@ def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
     when it has model.Critic's)."""
     sizes = ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
                       for k, v in state.items() if k.endswith(".weight") and v.dim() == 2)
-    return sizes + (", layer norm" if f"{_LAYER_NORM_KEY}.weight" in state else "")
+    return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "")
 
 
-def _read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
+def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"checkpoint not found: {path}")
@@ -142,7 +140,7 @@ def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
     if critic_path is not None:
         pairs.append((critic_path, agent.critic_local))
     for path, module in pairs:
-        state = _read_state_dict(path)
+        state = read_state_dict(path)
         expected = module.state_dict()
         if set(state) != set(expected) or any(state[k].shape != expected[k].shape for k in state):
             raise ValueError(
@@ -231,10 +229,9 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, float | None]]:
         return [{k: (float(v) if v != "" else None) for k, v in row.items()} for row in csv.DictReader(fh)]
 
 
-def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
-    """The run.json of a run folder, or a record file itself (such as the committed
-    checkpoint_run.json), its config completed with ``UNRECORDED_SETTINGS``. ValueError with
-    the reason when it cannot be used."""
+def read_record(run: str | os.PathLike[str]) -> RunRecord:
+    """The ``RunRecord`` of a run folder, or of a record file itself (such as the committed
+    checkpoint_run.json). ValueError with the reason when it cannot be used."""
     path = Path(run)
     if path.is_dir() or not path.suffix:
         path = path / RECORD_FILE
@@ -244,62 +241,49 @@ def read_record(run: str | os.PathLike[str]) -> dict[str, Any]:
     elif not path.is_file():
         raise FileNotFoundError(f"run record not found: {path}")
     try:
-        record = json.loads(path.read_text())
+        return RunRecord.from_dict(json.loads(path.read_text()))
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
-    if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
-        raise ValueError(f"{path} has no 'config' object; it was not written by train.py")
-    record["config"] = {**UNRECORDED_SETTINGS, **record["config"]}
+
+
+def resumable_record(run: str | os.PathLike[str]) -> RunRecord:
+    """The record of a run that ``train.py --resume`` can continue; ValueError (FileNotFoundError
+    for a folder without a run) saying why it cannot."""
+    record = read_record(run)
+    missing = record.missing_for_resume()
+    if missing or not (Path(run) / STATE_FILE).is_file():
+        raise ValueError(f"{run} was not saved by train.py with its training state "
+                         f"(no {STATE_FILE}{'; run.json lacks ' + ', '.join(missing) if missing else ''})")
+    if not (str(record.environment).startswith("reacher.") or record.env_id):
+        raise ValueError("only runs on the built-in environment or a Gymnasium task can be resumed")
     return record
 
 
 def environment_id(run: str | os.PathLike[str]) -> str | None:
     """The Gymnasium id a run trained on (train.py --env); None for the built-in Reacher."""
-    return read_record(run).get("env_id")
+    return read_record(run).env_id
 
 
 def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float | None = SOLVE_SCORE,
                 window: int = SOLVE_WINDOW) -> None:
-    """Reward plot: per-episode mean over agents with the min-max band, trailing average, target."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    """The reward plot (``ddpg.plots.scores_figure``) as a PNG, atomically."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    if len(scores):
-        episodes = np.arange(1, len(scores) + 1)
-        mean = scores.mean(axis=1)
-        ax.fill_between(episodes, scores.min(axis=1), scores.max(axis=1), alpha=0.25,
-                        label="min-max over agents")
-        ax.plot(episodes, mean, lw=1, label="mean over agents")
-        ax.plot(episodes, trailing_average(mean, window), lw=2,
-                label=f"trailing {window}-episode average")
-        solved = None if target is None else solved_at(mean, target, window)
-        if solved is not None:
-            ax.axvline(solved, color="green", ls=":", label=f"solved at episode {solved}")
-    if target is not None:
-        ax.axhline(target, color="red", ls="--", label=f"target {target:+g}")
-    ax.set_xlabel("episode")
-    ax.set_ylabel("score")
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
+    fig = plots.scores_figure(scores, target, window)
     atomic_write(path, lambda fh: fig.savefig(fh, format="png", dpi=100))
     plt.close(fig)
 
 
 def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
-              record: dict[str, Any], plot: bool = True) -> None:
+              record: RunRecord, plot: bool = True) -> None:
     """Write the checkpoints, scores.csv, run.json and (with ``plot``) scores.png."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     save_checkpoints(agent, out / ACTOR_FILE, out / CRITIC_FILE)
     write_scores(out / SCORES_FILE, scores)
-    write_json(out / RECORD_FILE, record)
+    write_json(out / RECORD_FILE, record.to_dict())
     if plot:
-        plot_scores(scores, out / PLOT_FILE, record.get("target_score", SOLVE_SCORE),
-                    record.get("window", SOLVE_WINDOW))
+        plot_scores(scores, out / PLOT_FILE, record.target_score, record.window)
 
 
 def write_value_map(out_dir: str | os.PathLike[str], fig: Any, episode: int | None = None) -> Path:
@@ -315,55 +299,18 @@ def write_value_map(out_dir: str | os.PathLike[str], fig: Any, episode: int | No
 
 
 def write_animation(out_dir: str | os.PathLike[str], fps: float = 4.0) -> Path | None:
-    """Assemble value_maps/episode_*.png, in episode order, into value_maps.mp4, or into a GIF
-    where ffmpeg cannot run; None when there are no frames."""
+    """Assemble value_maps/episode_*.png, in episode order, into value_maps.mp4 (a GIF where
+    ffmpeg cannot run; ``ddpg.plots.encode_animation``); None when there are no frames."""
     import tempfile
-
-    import imageio.v2 as imageio
 
     frames = sorted((Path(out_dir) / VALUE_MAPS_DIR).glob("episode_*.png"))
     if not frames:
         return None
-    images = [imageio.imread(f)[..., :3] for f in frames]
-    with tempfile.TemporaryDirectory() as tmp:
-        encoded = Path(tmp) / (ANIMATION_STEM + ".mp4")
-        try:  # ffmpeg wants a file name: encode beside, then move in atomically
-            imageio.mimwrite(encoded, images, format="FFMPEG", fps=fps, codec="libx264", quality=6,
-                             pixelformat="yuv420p", macro_block_size=16)
-        except (OSError, RuntimeError, ImportError) as exc:  # no ffmpeg binary: a GIF instead
-            print(f"No MP4 ({exc}); writing a GIF")
-            encoded = Path(tmp) / (ANIMATION_STEM + ".gif")
-            imageio.mimwrite(encoded, images, format="GIF", duration=1000.0 / fps, loop=0)
+    with tempfile.TemporaryDirectory() as tmp:  # ffmpeg wants a file name: encode beside, then move in
+        encoded = plots.encode_animation(frames, Path(tmp) / ANIMATION_STEM, fps)
         path = Path(out_dir) / encoded.name
         atomic_write(path, lambda fh: fh.write(encoded.read_bytes()))
     return path
-
-
-def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0,
-                   agent_class: type[Agent] | None = None) -> Agent:
-    """An agent of the run's architecture (from run.json) with the run's weights loaded.
-
-    Meant for acting: the replay buffer is small, and the learning settings are the defaults.
-    A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
-    """
-    record = read_record(run_dir)
-    architecture = {k: record["config"][k] for k in ARCHITECTURE_KEYS + NETWORK_VARIANT_KEYS
-                    if k in record["config"]}
-    config = parse_config({**architecture, "buffer_size": 1024})
-    if agent_class is None:
-        agent_class = VariantAgent if variants_of(config) else Agent
-    agent = agent_class(record.get("state_size", 33), record.get("action_size", 4), seed, config=config)
-    return load_checkpoints(agent, Path(run_dir) / ACTOR_FILE, Path(run_dir) / CRITIC_FILE)
-
-
-def agent_from_checkpoints(actor_path: str | os.PathLike[str],
-                           critic_path: str | os.PathLike[str] | None = None, seed: int = 0,
-                           state_size: int = 33, action_size: int = 4) -> Agent:
-    """A default-architecture agent with the checkpoints loaded (for acting); its critic has
-    layer norm exactly when the critic's file does (checkpoints from before it have none)."""
-    layer_norm = critic_path is not None and f"{_LAYER_NORM_KEY}.weight" in _read_state_dict(critic_path)
-    agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=layer_norm)
-    return load_checkpoints(agent, actor_path, critic_path)
 
 
 # ------------------------------------------------------------------ resuming a run

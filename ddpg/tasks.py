@@ -127,14 +127,36 @@ def task_for(env_id: str) -> Task:
     return TASKS.get(env_id, DEFAULT)
 
 
-def open_environment(env_id: str = DEFAULT_ENV, n: int = 20, seed: int = 0, render: bool = False) -> Any:
-    """The environment of a run: the built-in Reacher with ``n`` arms (``env_id`` "reacher"),
-    or ``n`` copies of a Gymnasium task (rendering frames for videos with ``render``)."""
+def open_environment(env_id: str = DEFAULT_ENV, n: int = 20, seed: int = 0, render: bool = False,
+                     unity: str | None = None, verbose: bool = False) -> Any:
+    """The one way to open a run's environment: the built-in Reacher with ``n`` arms
+    (``env_id`` "reacher"), the Unity binary at ``unity`` instead (through the genuine
+    unityagents client; it fixes the number of arms), or ``n`` copies of a Gymnasium task
+    (rendering frames for videos with ``render``); ``verbose`` prints the built-in Reacher's
+    description as Unity did. ValueError for an unknown task; RuntimeError
+    or ImportError when the Unity binary cannot be driven."""
     if env_id == DEFAULT_ENV:
-        from reacher import ReacherEnvironment
+        from reacher.launch import make_env
 
-        return ReacherEnvironment(num_agents=n, seed=seed, verbose=False)
+        if unity is not None:
+            return make_env(unity, num_agents=n, seed=seed)
+        return make_env("builtin", num_agents=n, seed=seed, verbose=verbose)
     return GymEnvironment(env_id, num_envs=n, seed=seed, render_mode="rgb_array" if render else None)
+
+
+def environment_spec(env_id: str) -> Any:
+    """Gymnasium's spec of ``env_id`` (its episode limit, its threshold); ValueError naming the
+    expected form for an id Gymnasium does not know."""
+    import gymnasium as gym
+
+    import reacher
+
+    reacher.register_with_gymnasium()
+    try:
+        return gym.spec(env_id)
+    except gym.error.Error as exc:
+        raise ValueError(f"unknown Gymnasium environment {env_id!r} ({exc}); expected an id such as "
+                         f"MountainCarContinuous-v0, Pendulum-v1 or Reacher-v5") from None
 
 
 class GymEnvironment:
@@ -151,13 +173,7 @@ class GymEnvironment:
                  scale_observations: bool | None = None, **make_kwargs: Any) -> None:
         import gymnasium as gym
 
-        import reacher  # noqa: F401  (registers UnityReacher-v0)
-
-        try:
-            spec = gym.spec(env_id)
-        except gym.error.Error as exc:
-            raise ValueError(f"unknown Gymnasium environment {env_id!r} ({exc}); expected an id such as "
-                             f"MountainCarContinuous-v0, Pendulum-v1 or Reacher-v5") from None
+        spec = environment_spec(env_id)
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         mode = "vector_entry_point" if spec.vector_entry_point is not None else "sync"
@@ -280,5 +296,5 @@ class GymEnvironment:
         self.close()
 
 
-__all__ = ["DEFAULT", "DEFAULT_ENV", "REACHER_ONE_ARM", "TASKS", "GymEnvironment", "Task", "open_environment",
+__all__ = ["DEFAULT", "DEFAULT_ENV", "REACHER_ONE_ARM", "TASKS", "GymEnvironment", "Task", "environment_spec", "open_environment",
            "reacher_task", "task_for"]

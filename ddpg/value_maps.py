@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from ddpg import rundir
+from ddpg.loop import Callback, Episode, Run
 
 GRID_POINTS = 101  # per axis: 10,201 states, one forward pass of each network
 
@@ -119,10 +120,13 @@ def figure_to_rgb(fig: Any) -> np.ndarray:
     return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
 
 
-class Recorder:
-    """``train.train(..., on_episode=Recorder(env, agent, run_dir))``: the maps of episode 1
-    and of every ``every``-th episode into the run folder, then with ``finish()`` the last
-    episode's maps (value_map.png) and the animation of them all (rundir writes the files)."""
+class Recorder(Callback):
+    """A training callback (``ddpg.loop.train(..., callbacks=[Recorder(env, agent, run_dir)])``):
+    the maps of episode 1 and of every ``every``-th episode into the run folder, and at the
+    end the last episode's maps (value_map.png) and the animation of them all, whose path is
+    then ``animation`` (rundir writes the files)."""
+
+    wants_trajectory = True
 
     def __init__(self, env: Any, agent: Any, run_dir: str | os.PathLike[str], every: int = 5) -> None:
         from ddpg.tasks import task_for
@@ -133,15 +137,20 @@ class Recorder:
         if task.action_labels:
             self.grid = dataclasses.replace(self.grid, action_label=task.action_labels[0])
         self.last: tuple[int, np.ndarray, float] | None = None
+        self.animation: Path | None = None
 
     def _draw(self, episode: int, trajectory: np.ndarray, score: float) -> Any:
         title = f"{self.env.env_id}, episode {episode}: return {score:.1f}"
         return draw(self.agent, self.grid, self.env.observation_from_agent(trajectory), title)
 
-    def __call__(self, episode: int, trajectory: np.ndarray, scores: np.ndarray) -> None:
-        self.last = (episode, trajectory, float(scores[0]))
-        if episode == 1 or episode % self.every == 0:
-            self._write(self._draw(*self.last), episode)
+    def on_episode(self, run: Run, episode: Episode) -> None:
+        assert episode.trajectory is not None
+        self.last = (episode.number, episode.trajectory, float(episode.score[0]))
+        if episode.number == 1 or episode.number % self.every == 0:
+            self._write(self._draw(*self.last), episode.number)
+
+    def on_end(self, run: Run) -> None:
+        self.animation = self.finish()
 
     def _write(self, fig: Any, *episodes: int | None) -> None:
         import matplotlib.pyplot as plt

@@ -2,30 +2,26 @@
 
 `ReacherEnvironment` has the interface of `unityagents.UnityEnvironment` 0.4, so
 course code runs unchanged apart from the line that creates the environment.
+
+Importing the package only defines names. Two things are explicit calls:
+`register_with_gymnasium()` makes `gymnasium.make("UnityReacher-v0")` work (ddpg.tasks calls
+it), and the headless GL choice is made where MuJoCo is loaded (`reacher.mujoco_gl`).
 """
 
 from typing import Any
 
-from reacher.display import pick_headless_gl
-
-pick_headless_gl()
-
 GYMNASIUM_ID = "UnityReacher-v0"
 
 
-def _register_with_gymnasium() -> None:
-    """`gymnasium.make(GYMNASIUM_ID)` and `make_vec` (reacher/gym_env.py). Entry points are
-    strings, so nothing heavy is imported until an environment is made."""
-    try:
-        import gymnasium
-    except ImportError:  # the old course venv the genuine Unity client runs in has none
-        return
+def register_with_gymnasium() -> None:
+    """`gymnasium.make(GYMNASIUM_ID)` and `make_vec` (reacher/gym_env.py); idempotent. Entry
+    points are strings, so nothing heavy is imported until an environment is made."""
+    import gymnasium
+
     if GYMNASIUM_ID not in gymnasium.registry:
         gymnasium.register(id=GYMNASIUM_ID, entry_point="reacher.gym_env:ReacherGymEnv",
                            vector_entry_point="reacher.gym_env:ReacherVectorEnv")
 
-
-_register_with_gymnasium()
 
 # Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).
 _EXPORTS = {
@@ -34,7 +30,7 @@ _EXPORTS = {
     "BrainInfo": "reacher.brain",
     "BrainParameters": "reacher.brain",
 }
-__all__ = list(_EXPORTS)
+__all__ = ["GYMNASIUM_ID", "register_with_gymnasium", *_EXPORTS]
 
 
 def __getattr__(name: str) -> Any:

@@ -16,7 +16,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import mujoco
 import numpy as np
 
 from reacher import observation as obs
@@ -31,6 +30,7 @@ from reacher.mjcf import (
     agent_roots,
     build_mjcf,
 )
+from reacher.mujoco_gl import mujoco
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 ACTION_SIZE = 4

@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import mujoco
 import numpy as np
 
 from reacher import mjcf
@@ -41,6 +40,7 @@ from reacher.environment import (
     goal_offsets,
     world_torques,
 )
+from reacher.mujoco_gl import mujoco
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 POLICIES = ("uniform", "gauss", "ou")

@@ -1,7 +1,7 @@
 """The built-in Reacher behind Gymnasium's interface: `UnityReacher-v0`.
 
     import gymnasium as gym
-    import reacher  # registers UnityReacher-v0
+    import reacher; reacher.register_with_gymnasium()  # makes UnityReacher-v0
 
     env = gym.make("UnityReacher-v0")                       # one arm, a gymnasium.Env
     envs = gym.make_vec("UnityReacher-v0", num_envs=20, vectorization_mode="vector_entry_point")

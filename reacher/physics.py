@@ -41,11 +41,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mujoco
 import numpy as np
 from numba import njit
 
 from reacher import observation as obs
+from reacher.mujoco_gl import mujoco
 
 # Body velocity layout per arm: A's angular, A's linear (centre of mass), B's angular, B's linear.
 BODY_VELOCITY_SIZE = 12

@@ -1,6 +1,7 @@
 """Shared set-up for the test suite."""
 
-# `import reacher` picks a headless OpenGL backend (MUJOCO_GL) when there is no display;
-# that must happen before anything imports mujoco, so it happens here, before any test
-# module (some import mujoco directly) is collected.
-import reacher  # noqa: F401
+# MuJoCo reads MUJOCO_GL when it is first imported, and some test modules import it directly:
+# choose the headless OpenGL backend (when there is no display) before any is collected.
+from reacher.display import pick_headless_gl
+
+pick_headless_gl()

@@ -478,10 +478,10 @@ def test_defaults_over_twenty_seeds(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import dataclasses
 
+    from ddpg.loop import GOOD_UPDATES
     from ddpg.record import UNRECORDED_SETTINGS
     from ddpg.variants import parse_config
     from ddpg_agent import DDPGConfig
-    from train import GOOD_UPDATES
 
     for name in LAYER_NORM:
         bench = _bench(name)

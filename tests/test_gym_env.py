@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 
 import gymnasium as gym
@@ -14,10 +17,21 @@ import reacher
 from reacher import BRAIN_NAME, ReacherEnvironment
 from reacher.gym_env import ReacherGymEnv
 
+reacher.register_with_gymnasium()
 REST = np.array([0.0, -4.0, 0.0])
 
 
-def test_importing_reacher_registers_the_environment():
+def test_importing_the_packages_registers_nothing_and_loads_no_mujoco():
+    """Registration and the GL choice are explicit: importing reacher, or ddpg's tasks, does neither."""
+    code = ("import os, sys, gymnasium, reacher, ddpg.tasks\n"
+            "print('UnityReacher-v0' in gymnasium.registry, 'mujoco' in sys.modules, 'MUJOCO_GL' in os.environ)")
+    env = {k: v for k, v in os.environ.items() if k != "MUJOCO_GL"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.split() == ["False", "False", "False"]
+
+
+def test_register_with_gymnasium_registers_the_environment():
+    reacher.register_with_gymnasium()  # again: a no-op
     assert reacher.GYMNASIUM_ID == "UnityReacher-v0"
     spec = gym.spec("UnityReacher-v0")
     assert spec.entry_point == "reacher.gym_env:ReacherGymEnv"

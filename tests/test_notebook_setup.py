@@ -109,4 +109,4 @@ def test_reproducible_mode_is_one_switch_set_before_the_libraries_load(notebook)
     code = "\n".join(_code(notebook))
     assert code.index("reproducible.pin()") < code.index("import numpy") < code.index("import torch")
     assert 'os.environ.get("REACHER_REPRODUCIBLE") == "1"' in code
-    assert "'reproducible': reproducible.active(), 'machine': reproducible.machine()" in code
+    assert "reproducible=reproducible.active(), machine=reproducible.machine()" in code

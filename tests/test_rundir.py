@@ -4,13 +4,16 @@ atomic writes, and rebuilding an agent of any architecture from a run."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from ddpg import rundir
+from ddpg.agents import agent_from_checkpoints, agent_from_run
 from ddpg.fast import FastAgent
+from ddpg.record import UNRECORDED_SETTINGS, RunRecord
 from ddpg.solved import solved_at, trailing_average
 from ddpg_agent import Agent
 from model import Actor
@@ -27,7 +30,7 @@ def _trained(agent_class: type[Agent] = Agent, **config: object) -> Agent:
 
 def _write(tmp_path, agent: Agent, episodes: int = 4):
     scores = np.random.default_rng(0).uniform(0, 40, (episodes, 3))
-    record = {"seed": 3, "config": agent.config.to_dict(), "state_size": 33, "action_size": 4}
+    record = RunRecord(config=agent.config.to_dict(), seed=3, state_size=33, action_size=4)
     rundir.write_run(tmp_path, agent, scores, record)
     return scores
 
@@ -95,7 +98,7 @@ def test_checkpoints_alone_rebuild_the_critic_with_or_without_layer_norm(tmp_pat
     agent = _trained(critic_layer_norm=layer_norm)
     actor, critic = tmp_path / "a.pth", tmp_path / "c.pth"
     rundir.save_checkpoints(agent, actor, critic)
-    replay = rundir.agent_from_checkpoints(actor, critic)
+    replay = agent_from_checkpoints(actor, critic)
     assert replay.config.critic_layer_norm == layer_norm
     states, actions = torch.randn(5, 33), torch.rand(5, 4) * 2 - 1
     torch.testing.assert_close(replay.critic_local(states, actions), agent.critic_local(states, actions))
@@ -110,7 +113,7 @@ def test_write_run_and_read_it_back(tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "checkpoint_actor.pth", "checkpoint_critic.pth", "run.json", "scores.csv", "scores.png"]
     np.testing.assert_allclose(rundir.read_scores(tmp_path), scores, atol=5e-5)
-    assert rundir.read_record(tmp_path)["config"]["actor_fc2"] == 32
+    assert rundir.read_record(tmp_path).config["actor_fc2"] == 32
     assert (tmp_path / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -118,13 +121,16 @@ def test_write_run_and_read_it_back(tmp_path) -> None:
 def test_agent_from_run_rebuilds_any_architecture(tmp_path, agent_class) -> None:
     agent = _trained(agent_class, **SMALL)
     _write(tmp_path, agent)
-    replay = rundir.agent_from_run(tmp_path)
+    replay = agent_from_run(tmp_path)
     assert replay.actor_local.fc1.out_features == 64 and replay.critic_local.fc2.out_features == 24
     states = np.random.default_rng(1).standard_normal((4, 33))
     np.testing.assert_array_equal(replay.act(states, add_noise=False), agent.act(states, add_noise=False))
-    # The default architecture cannot take these weights, and says so.
-    with pytest.raises(ValueError, match=r"it has layers \[fc1 33->64"):
-        rundir.agent_from_checkpoints(tmp_path / rundir.ACTOR_FILE)
+    # The checkpoint files alone give the same agent: their sizes are read from the weights.
+    alone = agent_from_checkpoints(tmp_path / rundir.ACTOR_FILE, tmp_path / rundir.CRITIC_FILE)
+    assert alone.actor_local.fc1.out_features == 64 and alone.critic_local.fc2.out_features == 24
+    np.testing.assert_array_equal(alone.act(states, add_noise=False), agent.act(states, add_noise=False))
+    with pytest.raises(ValueError, match=r"not model.Actor's state_dict"):
+        agent_from_checkpoints(tmp_path / rundir.CRITIC_FILE)  # a critic is no actor
 
 
 @pytest.mark.parametrize("layer_norm", [False, True])
@@ -133,17 +139,17 @@ def test_records_without_the_newer_settings_mean_what_they_ran(tmp_path, layer_n
     layer norm, whatever the defaults are now; a record that holds them keeps them."""
     agent = _trained(**SMALL, n_step=1, critic_layer_norm=layer_norm)
     _write(tmp_path, agent)
-    assert {k: rundir.read_record(tmp_path)["config"][k] for k in rundir.UNRECORDED_SETTINGS} == \
+    assert {k: rundir.read_record(tmp_path).config[k] for k in UNRECORDED_SETTINGS} == \
         {"n_step": 1, "critic_layer_norm": layer_norm}
-    replay = rundir.agent_from_run(tmp_path)
+    replay = agent_from_run(tmp_path)
     assert isinstance(replay.critic_local.ln2, torch.nn.LayerNorm) == layer_norm
     if not layer_norm:  # as an older train.py wrote it
         record = json.loads((tmp_path / "run.json").read_text())
-        record["config"] = {k: v for k, v in record["config"].items() if k not in rundir.UNRECORDED_SETTINGS}
+        record["config"] = {k: v for k, v in record["config"].items() if k not in UNRECORDED_SETTINGS}
         (tmp_path / "run.json").write_text(json.dumps(record))
-        assert {k: rundir.read_record(tmp_path)["config"][k] for k in rundir.UNRECORDED_SETTINGS} == \
-            rundir.UNRECORDED_SETTINGS
-        assert isinstance(rundir.agent_from_run(tmp_path).critic_local.ln2, torch.nn.Identity)
+        assert {k: rundir.read_record(tmp_path).config[k] for k in UNRECORDED_SETTINGS} == \
+            UNRECORDED_SETTINGS
+        assert isinstance(agent_from_run(tmp_path).critic_local.ln2, torch.nn.Identity)
 
 
 def test_read_record_errors(tmp_path) -> None:
@@ -208,3 +214,23 @@ def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path, agent_class
     again = agent_class(33, 4, 3, buffer_size=5000, batch_size=32)
     assert rundir.load_training_state(tmp_path, again)["exact"] is False
     assert len(again.memory) == 0
+
+
+def test_a_record_loads_typed_and_writes_back_what_it_read(tmp_path) -> None:
+    """RunRecord is run.json's schema: the committed record loads, its fields are typed, and
+    keys this version does not know come back unchanged."""
+    data = json.loads((Path(__file__).resolve().parents[1] / "checkpoint_run.json").read_text())
+    record = RunRecord.from_dict({**data, "a_later_key": [1, 2]})
+    assert record.solved_at_episode == data["solved_at_episode"] and record.n_agents == data["n_agents"]
+    written = record.to_dict()
+    assert written["a_later_key"] == [1, 2]
+    assert {k: written[k] for k in data} == {**data, "config": {**UNRECORDED_SETTINGS, **data["config"]}}
+    with pytest.raises(ValueError, match="no 'config' object"):
+        RunRecord.from_dict({"seed": 1})
+
+
+def test_a_training_state_is_refused_by_the_other_learner() -> None:
+    state = _trained(FastAgent).state_dict()
+    with pytest.raises(ValueError, match="saved by the fast learner; resume with the learner that trained it"):
+        Agent(33, 4, 0, buffer_size=1000).load_state_dict(state)
+    assert FastAgent(33, 4, 0, buffer_size=1000, threads=1).load_state_dict(state) is False  # no rows: not exact

@@ -15,6 +15,7 @@ import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
 from ddpg import value_maps
+from ddpg.loop import GOOD_SCORE, train
 from ddpg.tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
 from ddpg_agent import Agent, DDPGConfig
 
@@ -97,8 +98,7 @@ def test_the_loop_stops_bootstrapping_at_terminations_and_waits_for_copies_that_
     discount 0 on each terminal one, each copy's score its own episode's return."""
     env = GymEnvironment(COUNTDOWN_ID, num_envs=3, seed=0)
     agent = Agent(2, 1, 0, warmup=10**6, n_step=1)
-    scores = train_mod.train(env, agent, n_episodes=1, max_t=50, target_score=None, progress=False, quiet=True,
-                             good_score=None)
+    scores = train(env, agent, episodes=1, max_t=50, target_score=None, good_score=None)
     env.close()
     np.testing.assert_array_equal(scores, [[3.0, 4.0, 5.0]])
     memory = agent.memory
@@ -117,8 +117,7 @@ def test_n_step_returns_through_the_loop_end_at_each_copys_termination():
     reaches its copy's terminal state within 3 steps (discount 0), returns summed to it."""
     env = GymEnvironment(COUNTDOWN_ID, num_envs=3, seed=0)
     agent = Agent(2, 1, 0, warmup=10**6, n_step=3)
-    train_mod.train(env, agent, n_episodes=1, max_t=50, target_score=None, progress=False, quiet=True,
-                    good_score=None)
+    train(env, agent, episodes=1, max_t=50, target_score=None, good_score=None)
     env.close()
     memory = agent.memory
     assert len(memory) == 12
@@ -131,7 +130,7 @@ def test_n_step_returns_through_the_loop_end_at_each_copys_termination():
 def test_a_truncated_episode_bootstraps():
     env = GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=7)  # truncated at 6, never terminates
     agent = Agent(2, 1, 0, warmup=10**6, n_step=1)
-    train_mod.train(env, agent, n_episodes=1, target_score=None, progress=False, quiet=True, good_score=None)
+    train(env, agent, episodes=1, target_score=None, good_score=None)
     env.close()
     assert len(agent.memory) == 6
     np.testing.assert_allclose(agent.memory.split(agent.memory.data[:6])[4].ravel(), agent.config.gamma)
@@ -237,8 +236,7 @@ def test_animate_writes_frames_the_final_picture_and_an_animation(tmp_path):
 def test_reward_scale_changes_what_is_learned_not_the_scores():
     env = GymEnvironment(COUNTDOWN_ID, num_envs=1, seed=0)
     agent = Agent(2, 1, 0, warmup=10**6, n_step=1)
-    scores = train_mod.train(env, agent, n_episodes=1, target_score=None, progress=False, quiet=True,
-                             good_score=None, reward_scale=0.25)
+    scores = train(env, agent, episodes=1, target_score=None, good_score=None, reward_scale=0.25)
     env.close()
     np.testing.assert_array_equal(scores, [[3.0]])
     np.testing.assert_allclose(agent.memory.split(agent.memory.data[:3])[2].ravel(), 0.25)
@@ -270,7 +268,7 @@ def test_one_arm_reacher_takes_its_own_settings_and_twenty_arms_the_defaults(tmp
     assert record["schedule"]["good_score"] == 30.0
     assert train_mod.main(["--agents", "2", "--out", str(two), *common]) == 0
     record = json.loads((two / "run.json").read_text())
-    assert record["config"] == DDPGConfig().to_dict() and record["schedule"]["good_score"] == train_mod.GOOD_SCORE
+    assert record["config"] == DDPGConfig().to_dict() and record["schedule"]["good_score"] == GOOD_SCORE
     assert "task_why" not in record and reacher_task(20) is None
     # a resumed one-arm run keeps its own settings and its record says why it has them
     assert train_mod.main(["--resume", str(mine), "--episodes", "2", "--no-progress", "--quiet"]) == 0

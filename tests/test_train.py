@@ -11,7 +11,10 @@ import pytest
 import torch
 
 import train as train_mod
-from ddpg import rundir
+from ddpg import callbacks, rundir
+from ddpg.agents import agent_from_run, make_agent
+from ddpg.callbacks import Printer
+from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import FakeEnv
@@ -33,7 +36,7 @@ def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
     assert rows[0] == ["episode", "agent_0", "agent_1"] and len(rows) == 3
     record = json.loads((out / "run.json").read_text())
     assert record["seed"] == 1 and record["episodes_run"] == 2 and record["learner"] == "fast"
-    assert record["schedule"] == {"good_score": train_mod.GOOD_SCORE, "good_updates": train_mod.GOOD_UPDATES}
+    assert record["schedule"] == {"good_score": GOOD_SCORE, "good_updates": GOOD_UPDATES}
     assert record["config"]["batch_size"] == 32 and record["learner_updates"] > 0
     assert record["solved_at_episode"] is None and record["wall_time_s"] > 0
     assert set(record["versions"]) >= {"python", "torch", "numpy", "mujoco"}
@@ -71,7 +74,7 @@ def test_schedule_makes_fewer_updates_after_a_good_episode() -> None:
         if msg.startswith("Episode"):
             per_episode.append(agent.n_updates - sum(per_episode))
 
-    train_mod.train(env, agent, n_episodes=4, progress=False, log=log, good_score=0.3, good_updates=1)
+    train(env, agent, episodes=4, good_score=0.3, good_updates=1, callbacks=[Printer(progress=False, log=log)])
     assert per_episode == [3 * 10, 1 * 10, 3 * 10, 1 * 10]
     assert agent.learn_updates == 3  # episode 4 scored 0
 
@@ -82,7 +85,7 @@ def _run(seed: int) -> np.ndarray:
     env = ReacherEnvironment(num_agents=2, seed=seed, verbose=False)
     try:
         agent = Agent(33, 4, seed, **FAST)
-        return train_mod.train(env, agent, n_episodes=2, max_t=60, progress=False, quiet=True)
+        return train(env, agent, episodes=2, max_t=60)
     finally:
         env.close()
 
@@ -96,8 +99,8 @@ def test_same_seed_gives_same_scores() -> None:
 def test_stops_when_solved_and_records_it(tmp_path) -> None:
     env = FakeEnv(num_agents=2, reward=0.04, episode_len=30)  # 1.2 per episode
     agent = Agent(33, 4, 0, buffer_size=1000, learn_updates=0)
-    scores = train_mod.train(env, agent, n_episodes=150, target_score=1.0, progress=False,
-                             quiet=True, out_dir=tmp_path)
+    scores = train(env, agent, episodes=150, target_score=1.0,
+                   callbacks=callbacks.standard(tmp_path, quiet=True, progress=False))
     assert scores.shape == (100, 2)
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["solved_at_episode"] == 100 and record["time_to_solve_s"] is not None
@@ -106,8 +109,7 @@ def test_stops_when_solved_and_records_it(tmp_path) -> None:
 def test_ctrl_c_stops_cleanly_and_saves(tmp_path) -> None:
     env = FakeEnv(num_agents=3, episode_len=10, interrupt_in_episode=3)
     agent = Agent(33, 4, 0, buffer_size=1000)
-    scores = train_mod.train(env, agent, n_episodes=10, progress=False, quiet=True,
-                             out_dir=tmp_path)
+    scores = train(env, agent, episodes=10, callbacks=callbacks.standard(tmp_path, quiet=True, progress=False))
     assert scores.shape == (2, 3)
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["interrupted"] is True and record["episodes_run"] == 2
@@ -177,7 +179,7 @@ def test_resume_without_the_buffer_refills_it_and_says_so(tmp_path) -> None:
 def test_periodic_saves_and_a_stopped_run_keep_finished_episodes(tmp_path) -> None:
     env = FakeEnv(num_agents=3, episode_len=10, interrupt_in_episode=4)
     agent = Agent(33, 4, 0, buffer_size=1000)
-    train_mod.train(env, agent, n_episodes=10, progress=False, quiet=True, out_dir=tmp_path, save_every=2)
+    train(env, agent, episodes=10, callbacks=callbacks.standard(tmp_path, quiet=True, progress=False, save_every=2))
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["interrupted"] is True and record["signal"] == 2 and record["episodes_run"] == 3
     assert record["resumable_from_episode"] == 2  # the last periodic save, between episodes 2 and 3
@@ -265,8 +267,8 @@ def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     switched_on = {k: v for k, v in variant.items() if k not in plain}
     assert record["variants"] == switched_on and record["learner"] == learner and record["learner_updates"] > 0
     assert record["config"]["n_step"] == variant.get("n_step", DDPGConfig().n_step)
-    replay = rundir.agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
-    built = train_mod.make_agent("fast", (33, 4, 0), parse_config(variant))
+    replay = agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
+    built = make_agent("fast", (33, 4, 0), parse_config(variant))
     assert type(replay.actor_local) is type(built.actor_local)
     assert [type(m) for m in replay.critic_local.modules()] == [type(m) for m in built.critic_local.modules()]
 
@@ -288,8 +290,8 @@ def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
 
     env = ReacherEnvironment(num_agents=2, seed=3)
     torch.manual_seed(3)
-    agent = train_mod.make_agent("fast", (33, 4, 3), DDPGConfig(**{**FAST, "warmup": 32}))
-    plain = train_mod.train(env, agent, n_episodes=2, max_t=60, stop_when_solved=False, progress=False, quiet=True)
+    agent = make_agent("fast", (33, 4, 3), DDPGConfig(**{**FAST, "warmup": 32}))
+    plain = train(env, agent, episodes=2, max_t=60, stop_when_solved=False)
     np.testing.assert_allclose(plain, rundir.read_scores(out), atol=1e-4)
 
 

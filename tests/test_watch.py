@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import train
-import watch  # first: it imports reacher, which picks the headless GL backend
+import watch
 from ddpg.rundir import save_checkpoints
 from ddpg_agent import Agent
 from reacher import ReacherEnvironment

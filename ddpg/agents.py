@@ -1,0 +1,68 @@
+"""Where agents come from: a new one for training (``make_agent``), or one rebuilt from a
+run or from checkpoint files for acting (watch.py, evaluate.py, the notebooks)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ddpg import rundir
+from ddpg.fast import FastAgent
+from ddpg.variants import VariantAgent, parse_config, variants_of
+from ddpg_agent import Agent, DDPGConfig
+
+# The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
+# quicker on a small CPU, "readable" is the code to learn DDPG from.
+LEARNERS: dict[str, type[Agent]] = {"fast": FastAgent, "readable": Agent}
+
+
+def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, threads: int = 2) -> Agent:
+    """The learner's agent for (state_size, action_size, seed); a config with variants
+    (prioritized replay, NoisyNet, batch norm, Gaussian noise) gets ``variants.VariantAgent``,
+    the readable learner with them."""
+    switched_on = variants_of(config)
+    if switched_on:
+        if learner == "fast":
+            print(f"The variants {switched_on} run on the readable learner (variants.VariantAgent)")
+        return VariantAgent(*sizes, config=config)
+    return FastAgent(*sizes, config=config, threads=threads) if learner == "fast" else Agent(*sizes, config=config)
+
+
+def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: type[Agent] | None = None) -> Agent:
+    """An agent of the run's architecture (from run.json) with the run's weights loaded.
+
+    Meant for acting: the replay buffer is small, and the learning settings are the defaults.
+    A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
+    """
+    record = rundir.read_record(run_dir)
+    keys = rundir.ARCHITECTURE_KEYS + rundir.NETWORK_VARIANT_KEYS
+    config = parse_config({**{k: record.config[k] for k in keys if k in record.config}, "buffer_size": 1024})
+    if agent_class is None:
+        agent_class = VariantAgent if variants_of(config) else Agent
+    agent = agent_class(record.state_size, record.action_size, seed, config=config)
+    return rundir.load_checkpoints(agent, Path(run_dir) / rundir.ACTOR_FILE, Path(run_dir) / rundir.CRITIC_FILE)
+
+
+def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str | os.PathLike[str] | None = None,
+                           seed: int = 0) -> Agent:
+    """An agent with the checkpoints loaded (for acting), its sizes read from them: the state
+    and action sizes and the hidden layers from the actor's weights, layer norm in the critic
+    exactly when the critic's file has it (checkpoints from before it have none)."""
+    actor = rundir.read_state_dict(actor_path)
+    try:
+        (fc1, state_size), (fc2, _), (action_size, _) = (actor[f"fc{i}.weight"].shape for i in (1, 2, 3))
+    except (KeyError, ValueError):
+        raise ValueError(f"checkpoint {os.fspath(actor_path)} is not model.Actor's state_dict (fc1, fc2, fc3 "
+                         "weights expected)") from None
+    sizes = {"actor_fc1": fc1, "actor_fc2": fc2}
+    critic_layer_norm = False
+    if critic_path is not None:
+        critic = rundir.read_state_dict(critic_path)
+        critic_layer_norm = f"{rundir.LAYER_NORM_KEY}.weight" in critic
+        if "fcs1.weight" in critic and "fc2.weight" in critic:  # model.Critic's layers
+            sizes.update(critic_fc1=critic["fcs1.weight"].shape[0], critic_fc2=critic["fc2.weight"].shape[0])
+    agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=critic_layer_norm, **sizes)
+    return rundir.load_checkpoints(agent, actor_path, critic_path)
+
+
+__all__ = ["LEARNERS", "agent_from_checkpoints", "agent_from_run", "make_agent"]

@@ -1,0 +1,177 @@
+"""What happens around the training loop (``ddpg.loop.train``), one callback a concern.
+
+    Printer     the progress bar, a line per episode, the solved and interrupted messages
+    MetricsLog  losses, mean Q, exploration and update rate per episode (ddpg.metrics),
+                optionally to TensorBoard
+    Saver       the run folder every ``save_every`` episodes and at the end, with the full
+                training state, so the run can be resumed (ddpg.rundir)
+
+``standard(...)`` gives what train.py uses; the value maps of a 2-D task are
+``ddpg.value_maps.Recorder``, a callback too. Their order is the order they run in.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ddpg import reproducible, rundir
+from ddpg.loop import Callback, Episode, Run
+from ddpg.metrics import Metrics
+from ddpg.record import RunRecord
+from ddpg.signals import Stopped, signal_number
+from ddpg.variants import variants_of
+
+
+class Printer(Callback):
+    """A tqdm bar and (unless ``quiet``) a line per episode; ``log`` replaces tqdm.write."""
+
+    def __init__(self, quiet: bool = False, progress: bool = True, log: Callable[[str], None] | None = None) -> None:
+        self.quiet, self.progress, self._log = quiet, progress, log
+        self.bar: Any = None
+
+    def say(self, message: str) -> None:
+        if self._log is not None:
+            self._log(message)
+        else:
+            from tqdm.auto import tqdm
+
+            tqdm.write(message)
+
+    def on_start(self, run: Run) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=run.settings.episodes, initial=len(run.scores), disable=not self.progress, unit="ep",
+                        dynamic_ncols=True, leave=False)
+
+    def on_episode(self, run: Run, episode: Episode) -> None:
+        score, window = episode.score, run.settings.window
+        self.bar.update(1)
+        self.bar.set_postfix(mean=f"{score.mean():.2f}", avg=f"{episode.average:.2f}")
+        if not self.quiet:
+            self.say(f"Episode {episode.number:4d}  min {score.min():6.2f}  max {score.max():6.2f}  "
+                     f"mean {score.mean():6.2f}  avg{window} {episode.average:6.2f}  "
+                     f"time {episode.seconds:5.2f}s  total {run.wall():7.1f}s")
+        if run.solved_at == episode.number:
+            self.say(f"Solved at episode {episode.number}: average {episode.average:.2f} over episodes "
+                     f"{episode.number - window + 1}-{episode.number}, {run.solve_time:.1f}s")
+
+    def on_end(self, run: Run) -> None:
+        if run.stop is not None:
+            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}) after "
+                     f"{len(run.scores)} complete episodes; saving what we have.")
+        self.bar.close()
+        if run.scores:
+            window = run.settings.window
+            last = run.scores_array()[-window:].mean(axis=0)
+            self.say(f"{window}-episode average per agent (last {min(window, len(run.scores))} episodes):")
+            self.say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(last)))
+
+
+class MetricsLog(Callback):
+    """``ddpg.metrics.Metrics`` fed every episode (``rows`` go to metrics.csv with the run)."""
+
+    def __init__(self, seed: int, tensorboard_dir: str | os.PathLike[str] | None = None,
+                 earlier: list[dict[str, Any]] | None = None) -> None:
+        self.seed, self.tensorboard_dir, self.earlier = seed, tensorboard_dir, earlier or []
+        self.metrics: Metrics | None = None
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return [] if self.metrics is None else self.metrics.rows
+
+    def on_start(self, run: Run) -> None:
+        self.metrics = Metrics(run.agent, self.seed, self.tensorboard_dir, self.earlier[:len(run.scores)])
+
+    def on_episode(self, run: Run, episode: Episode) -> None:
+        assert self.metrics is not None
+        self.metrics.episode(episode.number, episode.score, episode.average, episode.seconds, run.wall(),
+                             run.env_steps)
+
+    def on_end(self, run: Run) -> None:
+        if self.metrics is not None:
+            self.metrics.close()
+
+
+class Saver(Callback):
+    """The run folder (``ddpg.rundir``) every ``save_every`` episodes and at the end; between
+    episodes with the training state (``save_buffer``: the replay buffer too)."""
+
+    def __init__(self, out_dir: str | os.PathLike[str], seed: int | None = None, save_every: int = 10,
+                 save_buffer: bool = False, command: str | None = None, metrics: MetricsLog | None = None,
+                 record: dict[str, Any] | None = None, log: Callable[[str], None] = print) -> None:
+        self.out_dir, self.seed, self.save_every, self.save_buffer = out_dir, seed, save_every, save_buffer
+        self.command, self.metrics, self.extra, self.log = command, metrics, record or {}, log
+        self.saved_episodes: int | None = None
+        self.provenance: dict[str, Any] = {}
+
+    def on_start(self, run: Run) -> None:
+        # Fixed for the run: asked once (git runs in a subprocess), not at every save.
+        self.provenance = {"versions": rundir.versions(), "machine": reproducible.machine(),
+                           "git_commit": rundir.git_commit()}
+        self.pinned = reproducible.active()
+        self.saved_episodes = run.resumed_episodes
+
+    def on_episode(self, run: Run, episode: Episode) -> None:
+        if not run.stopping and episode.number % self.save_every == 0 and episode.number < run.settings.episodes:
+            run.signals.hold()
+            self.save(run, final=False)
+            run.signals.release()  # a signal that came while saving stops the run now
+
+    def on_end(self, run: Run) -> None:
+        self.save(run, final=True)
+        self.log(f"Wrote the run (checkpoints, scores.csv, metrics.csv, run.json, scores.png, training state) "
+                 f"to {self.out_dir}")
+
+    def save(self, run: Run, final: bool) -> None:
+        if run.stop is None:
+            rundir.save_training_state(self.out_dir, run.agent, run.loop_state(), getattr(run.env, "random_state", None),
+                                       self.save_buffer)
+            self.saved_episodes = len(run.scores)
+        scores = run.scores_array()
+        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final))
+        rundir.write_metrics(self.out_dir, self.metrics.rows if self.metrics is not None else [])
+
+    def record(self, run: Run, scores: np.ndarray, final: bool) -> RunRecord:
+        agent, settings, wall = run.agent, run.settings, run.wall()
+        return RunRecord(
+            config=agent.config.to_dict(), seed=self.seed, learner=agent.learner, variants=variants_of(agent.config),
+            threads=agent.threads, reproducible=self.pinned,
+            schedule={"good_score": settings.good_score, "good_updates": settings.good_updates},
+            reward_scale=settings.reward_scale, state_size=agent.state_size, action_size=agent.action_size,
+            n_agents=run.n_agents, episodes_run=len(run.scores), max_t=settings.max_t,
+            target_score=settings.target_score, window=settings.window, stop_when_solved=settings.stop_when_solved,
+            solved_at_episode=run.solved_at,
+            time_to_solve_s=None if run.solve_time is None else round(run.solve_time, 2),
+            env_steps=run.env_steps, env_steps_to_solve=run.solve_steps, wall_time_s=round(wall, 2),
+            final_average=float(scores.mean(axis=1)[-settings.window:].mean()) if len(scores) else None,
+            learner_updates=agent.n_updates, finished=final and run.stop is None, interrupted=run.stop is not None,
+            signal=None if run.stop is None else signal_number(run.stop), resumable_from_episode=self.saved_episodes,
+            save_buffer=self.save_buffer, environment=type(run.env).__module__ + "." + type(run.env).__name__,
+            **self.provenance, command=self.command, platform=platform.platform(), **self.extra)
+
+
+def standard(out_dir: str | os.PathLike[str] | None = None, seed: int = 0, quiet: bool = False,
+             progress: bool = True, log: Callable[[str], None] | None = None,
+             tensorboard_dir: str | os.PathLike[str] | None = None, save_every: int = 10,
+             save_buffer: bool = False, command: str | None = None, record: dict[str, Any] | None = None,
+             resume: bool = False) -> list[Callback]:
+    """train.py's callbacks: printing, then (with a run folder or TensorBoard) metrics, then
+    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names)."""
+    printer = Printer(quiet, progress, log)
+    callbacks: list[Callback] = [printer]
+    metrics = None
+    if out_dir is not None or tensorboard_dir is not None:
+        earlier = rundir.read_metrics(out_dir) if resume and out_dir is not None else []
+        metrics = MetricsLog(seed, tensorboard_dir, earlier)
+        callbacks.insert(0, metrics)
+    if out_dir is not None:
+        callbacks.append(Saver(out_dir, seed, save_every, save_buffer, command, metrics, record, printer.say))
+    return callbacks
+
+
+__all__ = ["MetricsLog", "Printer", "Saver", "standard"]

@@ -1,0 +1,200 @@
+"""The training loop: episodes of the agent in the environment, with callbacks around them.
+
+    from ddpg.loop import train
+    scores = train(env, agent, episodes=300)                         # silent, (episodes, agents)
+    scores = train(env, agent, callbacks=callbacks.standard(...))    # what train.py prints and saves
+
+``train`` reads like Stable-Baselines3's ``learn()``: run an episode, apply the schedule, note
+the score and whether the task is solved, hand the episode to the callbacks. Printing, metrics,
+the run folder, value maps each live in ``ddpg.callbacks``; Ctrl-C, SIGTERM and SIGHUP stop
+the loop between steps (``ddpg.signals``) and the callbacks then save what was finished.
+
+Any environment with the unityagents 0.4 interface works (``brain_names``,
+``reset(train_mode)[brain]``, ``step(actions)[brain]`` with ``vector_observations``,
+``rewards``, ``local_done``, ``max_reached``): the built-in Reacher, the Unity binary, and every
+Gymnasium task through ``ddpg.tasks.GymEnvironment``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ddpg.signals import StopSignals
+from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
+from ddpg_agent import Agent
+from reacher.environment import EPISODE_DECISIONS
+
+# The schedule (train.py's defaults on Reacher): once an episode's mean score reaches
+# GOOD_SCORE, the next episode makes GOOD_UPDATES updates per learning step instead of the
+# config's ``learn_updates``: none, so learning pauses while the policy is good and resumes
+# after an episode below it. In a run that solves at episode ~100 this saves most of the
+# second half's updates.
+GOOD_SCORE = 33.0
+GOOD_UPDATES = 0
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """How long to train and when to stop, the schedule, and the reward scale."""
+
+    episodes: int = 300  # at most this many episodes in total (a resumed run's included)
+    max_t: int = EPISODE_DECISIONS  # decisions per episode; a cut there is not terminal
+    target_score: float | None = SOLVE_SCORE  # solved: the trailing-window average reaches it (None: never)
+    window: int = SOLVE_WINDOW
+    stop_when_solved: bool = True
+    good_score: float | None = GOOD_SCORE  # the schedule (None: off)
+    good_updates: int = GOOD_UPDATES
+    reward_scale: float = 1.0  # rewards are learned times this; the scores stay the task's
+
+    def __post_init__(self) -> None:
+        if self.episodes < 1 or self.max_t < 1:
+            raise ValueError(f"episodes and max_t must be >= 1, got {self.episodes} and {self.max_t}")
+
+
+@dataclass
+class Episode:
+    """One finished episode, as the callbacks see it."""
+
+    number: int
+    score: np.ndarray  # per agent
+    average: float  # trailing average of the per-episode means, this one included
+    seconds: float
+    trajectory: np.ndarray | None  # the first agent's states, (steps + 1, state_size), when asked for
+
+
+@dataclass
+class Run:
+    """The loop's state: what the callbacks read, and what a resumed run restores (``loop_state``)."""
+
+    settings: LoopSettings
+    agent: Agent
+    env: Any
+    n_agents: int
+    signals: StopSignals
+    scores: list[np.ndarray] = field(default_factory=list)
+    solved_at: int | None = None
+    solve_time: float | None = None
+    env_steps: int = 0  # transitions experienced (one per live agent per step)
+    solve_steps: int | None = None
+    start: float = 0.0  # perf_counter of a run begun at 0 s
+    resumed_episodes: int | None = None  # episodes a resumed run began with
+    stop: KeyboardInterrupt | None = None  # the signal that stopped the run
+    stopping: bool = False  # the loop ends after this episode
+
+    @classmethod
+    def begin(cls, settings: LoopSettings, agent: Agent, env: Any, n_agents: int, signals: StopSignals,
+              resume: dict[str, Any] | None) -> Run:
+        loop = resume or {}
+        return cls(settings, agent, env, n_agents, signals, [np.asarray(r, dtype=np.float64) for r in loop.get("scores", [])],
+                   loop.get("solved_at"), loop.get("solve_time"), loop.get("env_steps", 0), loop.get("solve_steps"),
+                   time.perf_counter() - loop.get("wall_before", 0.0), len(loop["scores"]) if resume else None)
+
+    def scores_array(self) -> np.ndarray:
+        return np.array(self.scores, dtype=np.float64).reshape(len(self.scores), self.n_agents)
+
+    def wall(self) -> float:
+        return time.perf_counter() - self.start
+
+    def loop_state(self) -> dict[str, Any]:
+        """The loop's part of training_state.pt."""
+        return {"scores": [r.tolist() for r in self.scores], "solved_at": self.solved_at,
+                "solve_time": self.solve_time, "wall_before": self.wall(), "env_steps": self.env_steps,
+                "solve_steps": self.solve_steps}
+
+
+class Callback:
+    """Called at the start, after every episode, and at the end (also after a signal)."""
+
+    wants_trajectory = False  # ask the loop to keep the first agent's states
+
+    def on_start(self, run: Run) -> None: ...
+
+    def on_episode(self, run: Run, episode: Episode) -> None: ...
+
+    def on_end(self, run: Run) -> None: ...
+
+
+def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callbacks: Sequence[Callback] = (),
+          resume: dict[str, Any] | None = None, **overrides: Any) -> np.ndarray:
+    """Train until ``settings.episodes`` or solved; the scores, (episodes, agents). ``overrides``
+    are ``LoopSettings`` fields; ``resume`` is the loop state of a saved run (``Run.loop_state``)."""
+    settings = LoopSettings(**{**(settings.__dict__ if settings else {}), **overrides})
+    brain = env.brain_names[0]
+    info = env.reset(train_mode=True)[brain]
+    with StopSignals() as signals:
+        run = Run.begin(settings, agent, env, len(info.vector_observations), signals, resume)
+        first, keep = len(run.scores) + 1, any(cb.wants_trajectory for cb in callbacks)
+        trajectory = np.empty((settings.max_t + 1, agent.state_size)) if keep else None
+        for callback in callbacks:
+            callback.on_start(run)
+        try:
+            for number in range(first, settings.episodes + 1):
+                t0 = time.perf_counter()
+                if number > first:  # the first episode uses the reset above
+                    info = env.reset(train_mode=True)[brain]
+                score, steps = run_episode(env, brain, agent, info.vector_observations, run, trajectory)
+                if settings.good_score is not None:  # the schedule: fewer updates while the policy is good
+                    good = score.mean() >= settings.good_score
+                    agent.learn_updates = settings.good_updates if good else agent.config.learn_updates
+                run.scores.append(score)
+                average = float(np.mean([s.mean() for s in run.scores[-settings.window:]]))
+                if (run.solved_at is None and settings.target_score is not None and number >= settings.window
+                        and average >= settings.target_score):
+                    run.solved_at, run.solve_time, run.solve_steps = number, run.wall(), run.env_steps
+                    run.stopping = settings.stop_when_solved
+                episode = Episode(number, score, average, time.perf_counter() - t0,
+                                  None if trajectory is None else trajectory[:steps + 1].copy())
+                for callback in callbacks:
+                    callback.on_episode(run, episode)
+                if run.stopping:
+                    break
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ddpg.signals.Stopped)
+            run.stop = exc
+            agent.settle()  # let a half-handed-over update end before anything is saved
+        finally:
+            signals.hold()  # from here on, a signal waits: the run is being written
+        for callback in callbacks:
+            callback.on_end(run)
+    return run.scores_array()
+
+
+def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
+                trajectory: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """One episode of every agent from ``observations``; its scores and the first agent's steps.
+    An agent whose episode ends first waits for the others: its steps are not experience."""
+    agent.reset()
+    states = np.asarray(observations, dtype=np.float64)
+    score, live, steps, scale = np.zeros(run.n_agents), np.ones(run.n_agents, dtype=bool), 0, run.settings.reward_scale
+    if trajectory is not None:
+        trajectory[0] = states[0]
+    for _ in range(run.settings.max_t):
+        actions = agent.act(states)
+        info = env.step(actions)[brain]
+        next_states = np.asarray(info.vector_observations, dtype=np.float64)
+        rewards = np.asarray(info.rewards, dtype=np.float64)
+        learned = rewards if scale == 1.0 else rewards * scale
+        done = np.asarray(info.local_done, dtype=bool)
+        terminated = done & ~np.asarray(info.max_reached, dtype=bool)  # a time limit is not a terminal state
+        if live.all():
+            agent.step(states, actions, learned, next_states, terminated)
+            run.env_steps += run.n_agents
+        else:
+            agent.step(states[live], actions[live], learned[live], next_states[live], terminated[live])
+            run.env_steps += int(live.sum())
+        score += rewards * live
+        if trajectory is not None and live[0]:
+            steps += 1
+            trajectory[steps] = next_states[0]
+        live &= ~done
+        states = next_states
+        if not live.any():
+            break
+    return score, steps
+
+
+__all__ = ["GOOD_SCORE", "GOOD_UPDATES", "Callback", "Episode", "LoopSettings", "Run", "run_episode", "train"]

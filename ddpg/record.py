@@ -1,0 +1,96 @@
+"""``RunRecord``: the schema of a run's run.json, defined once.
+
+train.py writes it, the notebook writes one for its own loop, and everything that reads a run
+(``--resume``, watch.py, evaluate.py, sweep.py, the benchmarks) reads it through
+``RunRecord.from_dict``, so a field has one name and one meaning everywhere. Records written
+by earlier versions still load: a missing field takes the value those versions ran with
+(``UNRECORDED_SETTINGS`` for the agent's settings), and keys this version does not know are
+kept in ``other`` and written back unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+# Settings older runs did not record because they did not exist yet: such a run ran with
+# these values (one-step returns, no layer norm), whatever the defaults are now.
+UNRECORDED_SETTINGS = {"n_step": 1, "critic_layer_norm": False}
+
+
+@dataclass
+class RunRecord:
+    """One run: what ran (settings, learner, environment, provenance) and what came of it."""
+
+    config: dict[str, Any]  # the agent's settings (DDPGConfig, or VariantConfig with variants)
+    seed: int | None = None
+    learner: str = "readable"  # "fast" (ddpg.fast) or "readable" (ddpg_agent)
+    variants: list[str] = field(default_factory=list)
+    threads: int = 2  # (records from before it was recorded ran the fast learner on two)
+    reproducible: bool = False  # train.py --reproducible: the math libraries pinned
+    schedule: dict[str, Any] = field(default_factory=dict)  # good_score, good_updates
+    reward_scale: float = 1.0  # rewards are learned times this (scores stay the task's)
+    state_size: int = 33
+    action_size: int = 4
+    n_agents: int | None = None
+    episodes_run: int = 0
+    max_t: int | None = None
+    target_score: float | None = None
+    window: int = 100
+    stop_when_solved: bool = True
+    solved_at_episode: int | None = None
+    time_to_solve_s: float | None = None
+    env_steps: int | None = None  # transitions experienced (one per live agent per step)
+    env_steps_to_solve: int | None = None
+    wall_time_s: float | None = None
+    final_average: float | None = None
+    learner_updates: int | None = None
+    finished: bool = False  # ran to its end (solved, or its episode budget)
+    interrupted: bool = False  # stopped by a signal; ``signal`` says which
+    signal: int | None = None
+    resumable_from_episode: int | None = None
+    save_buffer: bool = False
+    environment: str | None = None  # the environment's class, e.g. reacher.environment.ReacherEnvironment
+    versions: dict[str, Any] | None = None
+    machine: dict[str, Any] | None = None
+    git_commit: str | None = None
+    command: str | None = None
+    platform: str | None = None
+    env_id: str | None = None  # a Gymnasium task's id (train.py --env); None for the built-in Reacher
+    task_target: float | None = None
+    task_why: str | None = None  # the reason for the task's settings (ddpg.tasks)
+    resumed: list[dict[str, Any]] | None = None  # one entry per --resume: command, from_episode, exact
+    other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
+
+    # Written only when set, as earlier versions did.
+    OPTIONAL = ("env_id", "task_target", "task_why", "resumed")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
+        """A record from run.json's object; ValueError when it has no ``config`` object."""
+        if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+            raise ValueError("it has no 'config' object; it was not written by train.py")
+        names = {f.name for f in dataclasses.fields(cls)} - {"other"}
+        known = {k: v for k, v in data.items() if k in names}
+        known["config"] = {**UNRECORDED_SETTINGS, **data["config"]}
+        return cls(**known, other={k: v for k, v in data.items() if k not in names})
+
+    def to_dict(self) -> dict[str, Any]:
+        """run.json's object, in the field order above."""
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "other"}
+        for name in self.OPTIONAL:
+            if data[name] is None:
+                del data[name]
+        return {**data, **self.other}
+
+    @property
+    def good_score(self) -> float | None:
+        return self.schedule.get("good_score")
+
+    def missing_for_resume(self) -> list[str]:
+        """The fields ``--resume`` needs that this record lacks (written by an early version)."""
+        return [k for k in ("seed", "n_agents", "max_t", "environment") if getattr(self, k) is None]
+
+
+__all__ = ["UNRECORDED_SETTINGS", "RunRecord"]

@@ -1,0 +1,141 @@
+"""One run's configuration, resolved once: the command line, the task's settings and (on
+``--resume``) the recorded run become one frozen ``RunConfig``; nothing writes back.
+
+Precedence, for every setting: what the command line gives, else (resuming) what the run
+recorded, else the task's (``ddpg.tasks``: the one arm's, a Gymnasium task's), else the
+defaults (``DDPGConfig``'s, the schedule's, Reacher's 1000 decisions and target 30).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any
+
+from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
+from ddpg.record import RunRecord
+from ddpg.solved import SOLVE_SCORE
+from ddpg.tasks import DEFAULT_ENV, Task, environment_spec, reacher_task, task_for
+from ddpg.variants import parse_config
+from ddpg_agent import DDPGConfig
+from reacher.environment import EPISODE_DECISIONS
+
+UNSET: Any = object()  # --good-score left out: its default depends on the task
+
+# What a resumed run keeps from its record, whatever the command line says.
+FIXED_ON_RESUME = ("--seed", "--config", "--learner", "--agents", "--max-t", "--unity", "--out", "--good-score",
+                   "--good-updates", "--threads", "--force", "--env", "--num-envs", "--target", "--reproducible")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything train.py needs to run, decided before anything runs."""
+
+    env_id: str  # "reacher" (the built-in Reacher) or a Gymnasium id
+    n_agents: int  # arms, or copies of a Gymnasium task
+    seed: int
+    learner: str  # "fast" or "readable"
+    threads: int
+    agent: DDPGConfig  # the agent's settings (a VariantConfig with variants)
+    loop: LoopSettings  # episodes, episode length, target, schedule, reward scale
+    out: str
+    unity: str | None = None  # a Unity binary instead of the built-in Reacher
+    resume: str | None = None  # the run folder to continue
+    force: bool = False
+    save_every: int = 10
+    save_buffer: bool = False
+    reproducible: bool = False
+    animate: bool = False
+    animate_every: int = 5
+    tensorboard: str | None = None
+    quiet: bool = False
+    progress: bool = True
+    command: str = ""
+    record: dict[str, Any] = field(default_factory=dict)  # run.json's task fields and resume history
+
+    @property
+    def gymnasium(self) -> bool:
+        return self.env_id != DEFAULT_ENV
+
+
+def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None, command: str) -> RunConfig:
+    """The run's configuration from the parsed command line (``given``: the options typed),
+    and the record of the run ``--resume`` continues. ValueError says what is wrong."""
+    if record is not None:
+        fixed = sorted(given & set(FIXED_ON_RESUME))
+        if fixed:
+            raise ValueError(f"--resume continues a run with its own settings; leave out {', '.join(fixed)}")
+        return _resumed(args, given, record, command)
+    env_id = args.env
+    if env_id == DEFAULT_ENV:
+        if args.num_envs is not None:
+            raise ValueError("--num-envs is for a Gymnasium task (--env ID); the built-in Reacher takes --agents")
+        n_agents = 20 if args.agents is None else args.agents
+        task = reacher_task(n_agents)
+        max_t = EPISODE_DECISIONS if args.max_t is None else args.max_t
+        if max_t > EPISODE_DECISIONS:
+            raise ValueError(f"--max-t must be at most {EPISODE_DECISIONS} (episodes end there), got {max_t}")
+        target = SOLVE_SCORE if args.target is None else args.target
+        good_score = (task.good_score if task else GOOD_SCORE) if args.good_score is UNSET else args.good_score
+        if good_score is not None and good_score < 0:  # scores are >= 0: "never good"
+            good_score = None
+        extra = {"task_why": task.why} if task else {}
+    else:
+        if args.agents is not None:
+            raise ValueError("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
+        if args.unity is not None:
+            raise ValueError("--unity and --env are exclusive: the Unity binary is the Reacher task")
+        task = task_for(env_id)
+        try:
+            spec = environment_spec(env_id)
+        except ValueError as exc:
+            raise ValueError(f"--env: {exc}") from None
+        n_agents = 1 if args.num_envs is None else args.num_envs
+        max_t = args.max_t or spec.max_episode_steps or EPISODE_DECISIONS
+        target = args.target if args.target is not None else (
+            task.target if task.target is not None else spec.reward_threshold)
+        good_score = task.good_score if args.good_score is UNSET else args.good_score
+        extra = {"env_id": env_id, "task_target": task.target, "task_why": task.why}
+    episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
+    loop = LoopSettings(episodes, max_t, target, stop_when_solved=not args.no_stop, good_score=good_score,
+                        good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0)
+    return _config(args, env_id, n_agents, args.seed, args.learner, args.threads, _agent_config(task, args.config),
+                   loop, args.out, args.reproducible, args.save_buffer, command, extra)
+
+
+def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
+    """Continue as the run did, whatever ddpg.tasks says now; only the budget and the saving change."""
+    env_id = record.env_id or DEFAULT_ENV
+    task = reacher_task(record.n_agents) if env_id == DEFAULT_ENV else task_for(env_id)
+    schedule = record.schedule
+    episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
+    loop = LoopSettings(episodes, record.max_t, record.target_score,
+                        stop_when_solved=not args.no_stop, good_score=schedule.get("good_score"),
+                        good_updates=schedule.get("good_updates", GOOD_UPDATES), reward_scale=record.reward_scale)
+    extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why") if getattr(record, k) is not None}
+    extra["resumed"] = [*(record.resumed or []), {"command": command}]
+    save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer
+    return _config(args, env_id, record.n_agents, record.seed, record.learner, record.threads,
+                   _agent_config(None, record.config), loop, args.resume, record.reproducible, save_buffer, command,
+                   extra, resume=args.resume)
+
+
+def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
+    try:
+        return parse_config({**(task.config if task else {}), **overrides})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"--config: {exc}") from None
+
+
+def _config(args: argparse.Namespace, env_id: str, n_agents: int, seed: int, learner: str, threads: int,
+            agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_buffer: bool, command: str,
+            record: dict[str, Any], resume: str | None = None) -> RunConfig:
+    if args.animate and env_id == DEFAULT_ENV:
+        raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
+    return RunConfig(env_id, n_agents, seed, learner, threads, agent, loop, out, unity=args.unity, resume=resume,
+                     force=args.force, save_every=args.save_every, save_buffer=save_buffer, reproducible=reproducible,
+                     animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,
+                     quiet=args.quiet, progress=not args.no_progress, command=command, record=record)
+
+
+__all__ = ["FIXED_ON_RESUME", "UNSET", "RunConfig", "resolve"]
