@@ -73,8 +73,7 @@ class ReplayBuffer:
     action | reward | next_state | discount]``, so drawing a batch (uniformly, with
     replacement) is a single indexing operation."""
 
-    def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int,
-                 seed: int) -> None:
+    def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int, seed: int) -> None:
         s, a = state_size, action_size
         self.columns = {"states": (0, s), "actions": (s, s + a), "rewards": (s + a, s + a + 1),
                         "next_states": (s + a + 1, 2 * s + a + 1), "discounts": (2 * s + a + 1, 2 * s + a + 2)}
@@ -157,9 +156,8 @@ class NStepReturns:
 
 
 class OUNoise:
-    """Ornstein-Uhlenbeck process, one per agent: x += theta * (0 - x) + sigma * N(0, 1), with
-    Gaussian increments (the course's uniform ones drift towards positive actions). ``reset``
-    restarts it at 0 and multiplies its scale by ``decay``, never below ``scale_min``."""
+    """Ornstein-Uhlenbeck process, one per agent: x += theta * (0 - x) + sigma * N(0, 1), Gaussian (the course's
+    uniform increments drift towards positive actions). ``reset``: x = 0, scale *= ``decay`` (>= ``scale_min``)."""
 
     def __init__(self, action_size: int, seed: int, theta: float = 0.15, sigma: float = 0.2,
                  decay: float = 1.0, scale_min: float = 0.0) -> None:
@@ -187,8 +185,8 @@ class Agent(TrainingState):
 
     config_class: type[DDPGConfig] = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
-    def __init__(self, state_size: int, action_size: int, random_seed: int,
-                 config: DDPGConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, state_size: int, action_size: int, random_seed: int, config: DDPGConfig | None = None,
+                 **overrides: Any) -> None:
         base = (config or self.config_class()).to_dict()
         self.config = cfg = self.config_class.from_dict({**base, **overrides})
         self.state_size, self.action_size, self.seed = state_size, action_size, int(random_seed)
@@ -256,20 +254,22 @@ class Agent(TrainingState):
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
         """One DDPG update of the critic, the actor and both targets from a batch.
 
-        Both losses are taken from the critic before this update's step (the course steps the
-        critic first, then takes the actor's loss on the new critic): the two orders differ by
-        one small step, and this one lets the fast learner compute both gradients at once."""
+        Both losses are taken from the critic before this update's step (the course takes the actor's
+        on the stepped critic, one small step apart), so the fast learner computes both gradients at once."""
         states, actions, rewards, next_states, discounts = experiences
 
         # ---------------------------- critic: regress Q(s, a) on the TD target y ---- #
-        with torch.no_grad():
-            q_next = self.critic_target(next_states, self.actor_target(next_states))
-            y = rewards + discounts * q_next
+        y = self.td_target(rewards, next_states, discounts)
         critic_loss = F.mse_loss(self.critic_local(states, actions), y)
 
         # ---------------------------- actor: climb Q(s, mu(s)) ---------------------- #
         actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
         self.optimise(actor_loss, critic_loss)
+
+    def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
+        """y = r + d * Q'(s', mu'(s')) from the target networks, without gradients."""
+        with torch.no_grad():
+            return rewards + discounts * self.critic_target(next_states, self.actor_target(next_states))
 
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         """The rest of an update, whatever the losses (``variants.VariantAgent`` weighs them)."""

@@ -54,7 +54,9 @@ def probe(agent: Agent, generator: torch.Generator, batch: int = PROBE_BATCH) ->
         net.set_noisy(False)
     try:
         with torch.no_grad():
-            y = rewards + discounts * agent.critic_target(next_states, agent.actor_target(next_states))
+            # DDPG's target (Agent's own): a TD3 preset's smoothing would draw from the global
+            # generator, and the run would no longer be the one a run without metrics makes.
+            y = Agent.td_target(agent, rewards, next_states, discounts)
             q = agent.critic_local(states, actions)
             actor_loss = -agent.critic_local(states, agent.actor_local(states)).mean()
             return {"critic_loss": float((q - y).pow(2).mean()), "actor_loss": float(actor_loss),

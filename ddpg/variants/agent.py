@@ -135,6 +135,21 @@ class VariantAgent(Agent):
             self.actor_local.resample()
 
         cfg = self.config
+        y = self.td_target(rewards, next_states, discounts)
+        q = self.critic_local.both(states, actions) if cfg.twin_critics else (self.critic_local(states, actions),)
+        td_errors = [qi - y for qi in q]  # the first critic's are the priorities' (prioritized replay)
+        weights = prioritized[0] if prioritized else 1.0  # importance weights (prioritized replay)
+        critic_loss = sum((weights * errors.pow(2)).mean() for errors in td_errors)
+        actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
+        self.optimise(actor_loss, critic_loss)
+        if prioritized:
+            self.memory.update_priorities(prioritized[1], td_errors[0])
+
+    def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
+        """``Agent.td_target`` with TD3's changes when the config asks for them."""
+        cfg = self.config
+        if cfg.target_noise == 0 and not cfg.twin_critics:
+            return super().td_target(rewards, next_states, discounts)
         with torch.no_grad():
             next_actions = self.actor_target(next_states)
             if cfg.target_noise > 0:  # TD3: smooth the target over nearby actions
@@ -145,15 +160,7 @@ class VariantAgent(Agent):
                 q_next = torch.min(*self.critic_target.both(next_states, next_actions))
             else:
                 q_next = self.critic_target(next_states, next_actions)
-            y = rewards + discounts * q_next
-        q = self.critic_local.both(states, actions) if cfg.twin_critics else (self.critic_local(states, actions),)
-        td_errors = [qi - y for qi in q]  # the first critic's are the priorities' (prioritized replay)
-        weights = prioritized[0] if prioritized else 1.0  # importance weights (prioritized replay)
-        critic_loss = sum((weights * errors.pow(2)).mean() for errors in td_errors)
-        actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
-        self.optimise(actor_loss, critic_loss)
-        if prioritized:
-            self.memory.update_priorities(prioritized[1], td_errors[0])
+            return rewards + discounts * q_next
 
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         """``Agent.optimise``; with TD3's policy delay, the updates in between step the critic only."""
