@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="evaluate.py", description=__doc__.splitlines()[0])
     p.add_argument("--run", metavar="DIR", default=None,
                    help="a run folder written by train.py (the architecture comes from its run.json)")
-    p.add_argument("--actor", default=None, help=f"actor state_dict, default architecture (default: {DEFAULT_ACTOR.name})")
+    p.add_argument("--actor", default=None, help=f"actor state_dict, any layer sizes (default: {DEFAULT_ACTOR.name})")
     p.add_argument("--critic", default=None, help=f"critic state_dict, checked to load (default: {DEFAULT_CRITIC.name})")
     p.add_argument("--episodes", type=positive_int, default=100, help="episodes to play (default 100)")
     p.add_argument("--agents", type=positive_int, default=None,
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
     p.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths, so the scores are the same on any x86-64 CPU with AVX2 "
-                        "(reproducible.py; without it they reproduce on the same machine only)")
+                        "(ddpg/reproducible.py; without it they reproduce on the same machine only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 

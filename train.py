@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "always in metrics.csv) as TensorBoard event files into DIR: tensorboard --logdir DIR")
     p.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths (AVX2) and thread counts, so the same seed gives the "
-                        "same scores on any x86-64 CPU with AVX2 (reproducible.py; the program restarts itself "
+                        "same scores on any x86-64 CPU with AVX2 (ddpg/reproducible.py; the program restarts itself "
                         "pinned); without it a run reproduces only on the machine that made it")
     p.add_argument("--quiet", action="store_true", help="no per-episode lines")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")

@@ -167,7 +167,7 @@ expensive to encode). `on_episode(i, scores)` is called
 def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.PathLike[str] | None = None,
                seed: int = 0, run: str | os.PathLike[str] | None = None) -> Any:
     """An agent to watch: from a run folder (its architecture from run.json) or from checkpoint
-    files of the default architecture (FileNotFoundError / ValueError if unusable).
+    files, whose layer sizes are read from them (FileNotFoundError / ValueError if unusable).
 
     Without ``actor`` the committed checkpoints are used, the critic included; with ``actor``
     alone no critic is loaded. ``critic="none"`` skips it too (acting needs only the actor).
@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--run", default=None, metavar="DIR",
                         help="a run folder written by train.py: its checkpoints, with the architecture from its run.json")
     parser.add_argument("--actor", default=None,
-                        help=f"actor state_dict of the default 128-128 architecture (default: {DEFAULT_ACTOR.name})")
+                        help=f"actor state_dict, any layer sizes (default: {DEFAULT_ACTOR.name})")
     parser.add_argument("--critic", default=None,
                         help=f"critic state_dict, checked to load as in the course; 'none' skips it "
                              f"(default: {DEFAULT_CRITIC.name})")

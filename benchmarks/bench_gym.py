@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import reproducible
+from ddpg import reproducible, rundir
 from ddpg.cli import positive_int
 from ddpg.rundir import git_commit, versions
 from ddpg.solved import median_with_unsolved
@@ -91,13 +91,13 @@ def run_ours(task: str, seed: int, cap_s: float) -> dict[str, Any]:
             process.terminate()
             _, err = process.communicate()
         wall = time.perf_counter() - start
-        record_path = out / "run.json"
-        if not record_path.exists():
-            raise RuntimeError(f"train.py wrote no run ({process.returncode}): {err[-2000:]}")
-        record = json.loads(record_path.read_text())
-    return {"solved_at_episode": record["solved_at_episode"], "env_steps_to_solve": record["env_steps_to_solve"],
-            "time_to_solve_s": record["time_to_solve_s"], "episodes_run": record["episodes_run"],
-            "env_steps": record["env_steps"], "wall_s": round(wall, 2), "capped": record["interrupted"]}
+        try:
+            record = rundir.read_record(out)
+        except FileNotFoundError:
+            raise RuntimeError(f"train.py wrote no run ({process.returncode}): {err[-2000:]}") from None
+    return {"solved_at_episode": record.solved_at_episode, "env_steps_to_solve": record.env_steps_to_solve,
+            "time_to_solve_s": record.time_to_solve_s, "episodes_run": record.episodes_run,
+            "env_steps": record.env_steps, "wall_s": round(wall, 2), "capped": record.interrupted}
 
 
 def run_sb3(task: str, algo: str, seed: int, cap_s: float) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/diagnose_batch_norm.py --seed 1 --episodes 80
 
-With ``{"batch_norm": true}`` (``variants/batch_norm.py``) the local networks learn in
+With ``{"batch_norm": true}`` (``ddpg/variants/batch_norm.py``) the local networks learn in
 training mode, each replay batch normalised by its own statistics, while the arms act, and
 the TD target is computed, in evaluation mode, with running statistics. Those are two
 different functions of the same weights. This trains one seed as ``train.py`` does with

@@ -1,4 +1,4 @@
-"""The fast learner (ddpg_fast.FastAgent) is the readable agent (ddpg_agent.Agent) made fast:
+"""The fast learner (ddpg.fast.FastAgent) is the readable agent (ddpg_agent.Agent) made fast:
 the same update, the same schedule, and its two-thread mode is bitwise its one-thread mode."""
 
 from __future__ import annotations

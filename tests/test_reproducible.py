@@ -1,4 +1,4 @@
-"""Reproducible mode (reproducible.py, train.py --reproducible) and the machine record."""
+"""Reproducible mode (ddpg/reproducible.py, train.py --reproducible) and the machine record."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_a_reproducible_run_gives_the_committed_scores_on_any_cpu(tmp_path) -> N
     """Valid on every x86-64 CPU with AVX2, by design: the mode pins every library's code path
     and thread count, so this run's scores are the same bits wherever it runs (checked on an
     AMD EPYC with AVX-512 and on the same machine emulating an Intel Haswell, where the
-    unpinned run differs from episode 1; see reproducible.py).
+    unpinned run differs from episode 1; see ddpg/reproducible.py).
     Without the pins this comparison would hold on one machine only. The program restarts
     itself pinned, so the child starts from an unpinned environment, as a user's shell is."""
     out = tmp_path / "run"

@@ -1,4 +1,4 @@
-"""The run folder (rundir.py): checkpoints in the course's format, the record, the scores,
+"""The run folder (ddpg/rundir.py): checkpoints in the course's format, the record, the scores,
 atomic writes, and rebuilding an agent of any architecture from a run."""
 
 from __future__ import annotations

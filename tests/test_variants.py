@@ -1,4 +1,4 @@
-"""The variants of variants/: sum tree, prioritized replay, NoisyNet, batch norm, n-step returns."""
+"""The variants of ddpg/variants/: sum tree, prioritized replay, NoisyNet, batch norm, n-step returns."""
 
 from __future__ import annotations
 
