@@ -180,6 +180,27 @@ def test_gymnasium_task_runs_quoted():
            ("README.md", README))
 
 
+@pytest.mark.parametrize("task, prefix", [("InvertedPendulum-v5", "ip_p3"), ("InvertedDoublePendulum-v5", "idp_p3")])
+def test_mujoco_task_figures_are_their_runs_records(task, prefix):
+    """docs/gymnasium.md's 5-seed lines are the records in benchmarks/results/gym_probes/, runs of
+    the settings TASKS holds now."""
+    from ddpg.solved import median_with_unsolved
+    from ddpg.tasks import TASKS
+    from ddpg.variants import parse_config
+
+    runs = [_bench(f"gym_probes/{prefix}_s{seed}.json") for seed in range(5)]
+    entry = TASKS[task]
+    for seed, run in enumerate(runs):
+        assert run["seed"] == seed and run["env_id"] == task and run["reward_scale"] == entry.reward_scale
+        assert parse_config(run["config"]) == parse_config(entry.config)
+        assert run["schedule"]["good_score"] == entry.good_score
+    episodes = ", ".join(str(r["solved_at_episode"]) for r in runs)
+    median = {k: median_with_unsolved([r[k] for r in runs]) for k in ("solved_at_episode", "env_steps_to_solve",
+                                                                      "time_to_solve_s")}
+    expect(f"{task}: solved at episodes {episodes} (seeds 0-4); median {median['solved_at_episode']:.0f} episodes, "
+           f"{median['env_steps_to_solve']:,.0f} steps, {median['time_to_solve_s']:.1f} s", ("README.md", README))
+
+
 def test_mountaincar_notebook_figures():
     """README quotes the committed MountainCarContinuous notebook's full run."""
     notebook = json.loads((ROOT / "MountainCarContinuous.ipynb").read_text())

@@ -14,9 +14,10 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import value_maps
+from ddpg import rundir, value_maps
 from ddpg.loop import GOOD_SCORE, train
 from ddpg.tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
+from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
 
 COUNTDOWN_ID = "tests/Countdown-v0"
@@ -299,3 +300,18 @@ def test_bench_gym_summary_ranks_unsolved_runs_last_and_gives_ratios_to_ours():
     table = bench.summarise(runs)["T"]
     assert table["peer"]["median_episodes"] == 300 and table["peer"]["ratio_episodes"] == pytest.approx(300 / 110, abs=0.01)
     assert table["peer"]["median_env_steps"] == 8000 and table["peer"]["ratio_env_steps"] == 4.0
+
+
+@pytest.mark.parametrize("env_id", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5"])
+def test_a_mujoco_task_trains_with_its_own_settings(env_id, tmp_path):
+    """A task's TASKS entry (DDPG settings, reward scale, reason) reaches the agent and the record;
+    the threshold is the spec's."""
+    out = tmp_path / "run"
+    assert train_mod.main(["--env", env_id, "--episodes", "3", "--out", str(out), "--no-progress", "--quiet",
+                           "--config", '{"warmup": 10}']) == 0
+    record, task = rundir.read_record(out), TASKS[env_id]
+    assert record.config == parse_config({**task.config, "warmup": 10}).to_dict()
+    assert record.reward_scale == task.reward_scale and record.task_why == task.why
+    assert record.schedule["good_score"] == task.good_score
+    assert record.target_score == gym.spec(env_id).reward_threshold and record.max_t == gym.spec(env_id).max_episode_steps
+    assert record.episodes_run == 3 and record.learner_updates > 0
