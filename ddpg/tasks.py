@@ -121,11 +121,18 @@ TASKS: dict[str, Task] = {
         episodes=5000, reward_scale=0.1, good_score=9200.0,
         why="about 9.35 per step upright: rewards learned at a tenth; small OU noise decaying 1%/episode to 0.01; "
             "layer norm in the critic and no updates after an episode of 9200 or more"),
+    # Gymnasium's two-joint reacher: 50-step episodes, a new target each, the reward minus the
+    # fingertip's distance to it (and 0.1 a^2); the threshold -3.75 over 100 episodes. Small OU
+    # noise decaying by 0.1% an episode (to 0.02 of it), since the training episodes themselves
+    # must average -3.75. What closed the last gap was the horizon: with gamma 0.99 (and layer
+    # norm) the average stalled at -4.5 to -4.9 from episode 2,000 to 4,000; with 0.95, a horizon
+    # of about 20 steps inside the 50-step episode, it passed -3.75 (benchmarks/results/tuning_log.md).
     "Reacher-v5": Task(
-        config={**STEP_BY_STEP, "warmup": 1000},
-        episodes=1000,
-        why="Gymnasium's MuJoCo two-joint reacher, 50-step episodes; the spec's threshold -3.75; "
-            "budget 1000 episodes (50,000 steps)"),
+        config={**STEP_BY_STEP, "warmup": 1000, "noise_sigma": 0.1, "noise_decay": 0.999, "noise_min": 0.02,
+                "critic_layer_norm": True, "gamma": 0.95},
+        episodes=4000,
+        why="50-step episodes, a new target each: gamma 0.95 (a horizon of ~20 steps), small OU noise decaying "
+            "0.1%/episode to 0.02, layer norm in the critic; budget 4000 episodes (200,000 steps)"),
 }
 
 

@@ -180,7 +180,8 @@ def test_gymnasium_task_runs_quoted():
            ("README.md", README))
 
 
-@pytest.mark.parametrize("task, prefix", [("InvertedPendulum-v5", "ip_p3"), ("InvertedDoublePendulum-v5", "idp_p3")])
+@pytest.mark.parametrize("task, prefix", [("InvertedPendulum-v5", "ip_p3"), ("InvertedDoublePendulum-v5", "idp_p3"),
+                                          ("Reacher-v5", "rv5_p5")])
 def test_mujoco_task_figures_are_their_runs_records(task, prefix):
     """docs/gymnasium.md's 5-seed lines are the records in benchmarks/results/gym_probes/, runs of
     the settings TASKS holds now."""

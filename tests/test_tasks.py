@@ -302,7 +302,7 @@ def test_bench_gym_summary_ranks_unsolved_runs_last_and_gives_ratios_to_ours():
     assert table["peer"]["median_env_steps"] == 8000 and table["peer"]["ratio_env_steps"] == 4.0
 
 
-@pytest.mark.parametrize("env_id", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5"])
+@pytest.mark.parametrize("env_id", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5"])
 def test_a_mujoco_task_trains_with_its_own_settings(env_id, tmp_path):
     """A task's TASKS entry (DDPG settings, reward scale, reason) reaches the agent and the record;
     the threshold is the spec's."""
