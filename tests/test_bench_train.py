@@ -12,8 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_a_stopped_seed_ends_the_benchmark_without_writing(tmp_path, monkeypatch, capsys) -> None:
     """train() returns early, unsolved, when Ctrl-C or SIGTERM stops it: that is no result."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import bench_train
+    from benchmarks import bench_train
 
     def stopped(seed, *args, **kwargs):
         return {"seed": seed, "solved_at": None, "episodes": 7, "wall_s": 1.0, "updates": 0,
@@ -27,8 +26,7 @@ def test_a_stopped_seed_ends_the_benchmark_without_writing(tmp_path, monkeypatch
 
 
 def _bench(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import bench_train
+    from benchmarks import bench_train
 
     return bench_train
 
@@ -96,8 +94,7 @@ def test_a_stopped_sweep_keeps_its_seeds_and_continues_where_it_stopped(tmp_path
 
 
 def test_diagnose_saturation_reports_shares_per_episode(tmp_path, monkeypatch, capsys) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import diagnose_saturation
+    from benchmarks import diagnose_saturation
 
     out = tmp_path / "rows.json"
     assert diagnose_saturation.main(["--seed", "1", "--episodes", "2", "--max-t", "200", "--json", str(out),
@@ -111,10 +108,9 @@ def test_diagnose_saturation_reports_shares_per_episode(tmp_path, monkeypatch, c
 
 
 def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, monkeypatch, capsys) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import diagnose_batch_norm
     import torch
 
+    from benchmarks import diagnose_batch_norm
     from ddpg.variants import VariantAgent
     from tests._agent_helpers import fill
 

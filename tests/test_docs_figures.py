@@ -478,8 +478,7 @@ def _distribution(seeds: list[dict]) -> dict:
     """bench_train's figures over several files: unsolved ranks worst, nearest-rank percentiles."""
     import statistics
 
-    from bench_train import rank_with_unsolved
-
+    from benchmarks.bench_train import rank_with_unsolved
     from ddpg.solved import median_with_unsolved
 
     solved = [s["solved_at"] for s in seeds]
@@ -493,11 +492,10 @@ def _distribution(seeds: list[dict]) -> dict:
             "first_30": statistics.median(s["first_30"] for s in seeds if s["first_30"] is not None)}
 
 
-def test_defaults_over_twenty_seeds(monkeypatch):
+def test_defaults_over_twenty_seeds():
     """The README's table and the Report's figures for today's default (layer norm), the 3-step
     default before it and the one-step default, recomputed from the seed-by-seed result files;
     the layer-norm runs were made with today's defaults."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import dataclasses
 
     from ddpg.loop import GOOD_UPDATES
@@ -626,10 +624,9 @@ def test_wall_clock_against_the_one_step_default_in_one_sitting(old_file, new_fi
                ("README.md", README))
 
 
-def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds(monkeypatch):
+def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds():
     """The committed notebook's full run, and its prose placing that run in the default's
     20-seed distribution (issue 25's bar for it: solved by episode 125)."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     notebook = json.loads((ROOT / "Continuous_Control.ipynb").read_text())
     cells = notebook["cells"]
     output = "".join("".join(o.get("text", "")) for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))

@@ -84,8 +84,7 @@ def test_a_stopped_sweep_reports_its_unstarted_trials(tmp_path, monkeypatch) -> 
 
 def test_bench_ablation_keeps_a_variant_until_every_seed_has_finished(tmp_path, monkeypatch) -> None:
     """A stopped ablation (some seeds unfinished) must not replace a variant's committed records."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import bench_ablation
+    from benchmarks import bench_ablation
 
     saved = {"command": "python benchmarks/bench_ablation.py", "runs": []}
     json_file = tmp_path / "ablation.json"
