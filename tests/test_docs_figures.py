@@ -555,6 +555,33 @@ def test_defaults_over_twenty_seeds():
     assert first["worst"] <= 125 < norm["worst"] and norm["median"] <= 105 and first["median"] <= 105
 
 
+def test_the_gamma_candidate_over_twenty_seeds():
+    """Report.md's gamma-0.95 row and reading, from its seed-by-seed files: today's default but gamma."""
+    import dataclasses
+
+    from ddpg.variants import parse_config
+    from ddpg_agent import DDPGConfig
+
+    names = [f"bench_train_gamma095_20seeds_{part}.json" for part in ("6_13", "0_1", "2_5_7_10", "11_12_14_19")]
+    for name in names:
+        assert parse_config(_bench(name)["config"]) == dataclasses.replace(DDPGConfig(), gamma=0.95)
+    seeds = _seeds(names)
+    assert [s["seed"] for s in seeds] == list(range(20))
+    d, old = _distribution(seeds), _distribution(_seeds(LAYER_NORM))
+    expect(f"| 0-19 | {d['list']} | {d['median']:g} | {d['worst']} | `bench_train_gamma095_20seeds_*.txt` |",
+           ("Report.md", REPORT))
+    at_100 = sum(s["solved_at"] == 100 for s in seeds)
+    late = [s for s in seeds if s["solved_at"] > 100]
+    first = {s["seed"]: s["first_30"] for s in seeds}
+    slow = [s for s in _seeds(LAYER_NORM) if s["solved_at"] > 125]
+    expect(f"solved {at_100} of the 20 seeds at episode 100, the earliest possible, and seed {late[0]['seed']} at "
+           f"{late[0]['solved_at']}", ("Report.md", REPORT))
+    expect(f"first reached a mean of 30 at episodes {first[slow[0]['seed']]} and {first[slow[1]['seed']]} (against "
+           f"{slow[0]['first_30']} and {slow[1]['first_30']})", ("Report.md", REPORT))
+    expect(f"first reached 30 at episode {d['first_30']:g} and made {d['updates']:,.0f} learner updates to solve "
+           f"(the default's: {old['first_30']:g} and {old['updates']:,.0f})", ("Report.md", REPORT))
+
+
 @pytest.mark.parametrize("name", ["bench_train_candidate_n3_pause_0-9.json",
                                   "bench_train_candidate_n3_pause_10-11_stopped.json",
                                   "bench_train_candidate_n3_pause_lr_actor3e-4_stopped.json",
