@@ -108,6 +108,7 @@ class Saver(Callback):
         self.command, self.metrics, self.extra, self.log = command, metrics, record or {}, log
         self.saved_episodes: int | None = None
         self.provenance: dict[str, Any] = {}
+        self.pinned = False  # train.py --reproducible, asked at the start
 
     def on_start(self, run: Run) -> None:
         # Fixed for the run: asked once (git runs in a subprocess), not at every save.

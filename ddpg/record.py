@@ -84,10 +84,6 @@ class RunRecord:
                 del data[name]
         return {**data, **self.other}
 
-    @property
-    def good_score(self) -> float | None:
-        return self.schedule.get("good_score")
-
     def missing_for_resume(self) -> list[str]:
         """The fields ``--resume`` needs that this record lacks (written by an early version)."""
         return [k for k in ("seed", "n_agents", "max_t", "environment") if getattr(self, k) is None]

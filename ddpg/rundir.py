@@ -6,7 +6,7 @@
                             solved-at episode, wall time
     scores.csv              one row per episode, one column per agent
     metrics.csv             one row per episode: scores, critic/actor loss, mean Q, exploration
-                            scale, updates and their rate, times (columns: metrics.COLUMNS)
+                            scale, updates and their rate, times (columns: ddpg.metrics.COLUMNS)
     scores.png              the reward plot
     training_state.pt       everything needed to continue the run exactly (train.py --resume):
                             all four networks, the optimisers, the noise, the random generators,
@@ -17,12 +17,10 @@
                             space every few episodes, the last ones, and their animation
 
 Every file goes through ``atomic_write`` (a temporary file in the same folder, then a rename),
-so a reader never sees half a file, whatever stops the writer. ``agent_from_run`` rebuilds an
-agent of the run's architecture, which is how ``watch.py --run`` and the notebook replay any run.
-
-The task's definition of "solved" lives here too, since the records and the plot use it:
-the trailing 100-episode average of the per-episode mean score over the agents reaches 30
-(a Gymnasium task's threshold comes from tasks.TASKS or its spec instead).
+so a reader never sees half a file, whatever stops the writer. What the files hold is decided
+elsewhere: run.json's fields by ``ddpg.record.RunRecord``, the training state by the agent's
+own ``state_dict`` (``ddpg.agent_state``), the plot by ``ddpg.plots``; rebuilding an agent from
+a run is ``ddpg.agents.agent_from_run``.
 """
 
 from __future__ import annotations
