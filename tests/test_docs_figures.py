@@ -584,6 +584,11 @@ def test_the_gamma_default_over_twenty_seeds():
            f"(the layer-norm default's: {old['first_30']:g} and {old['updates']:,.0f})", ("Report.md", REPORT))
     expect(f"| {d['n_solved']}/20 | {d['median']:g}, {d['p90']}, {d['worst']} | {d['updates']:,.0f} |",
            ("README.md", README))
+    expect(f"0.95}}'`, the row in the candidate table above). Seeds 0-19 solved at {d['list']}: **{d['n_solved']}/20 "
+           f"solved, median {d['median']:g}, 90th percentile {d['p90']}, worst {d['worst']}**", ("Report.md", REPORT))
+    expect(f"seeds {slow[0]['seed']} and {slow[1]['seed']} ({slow[0]['solved_at']} and {slow[1]['solved_at']}) first "
+           f"reached a mean of 30 at episodes {first[slow[0]['seed']]} and {first[slow[1]['seed']]} instead of "
+           f"{slow[0]['first_30']} and {slow[1]['first_30']}", ("Report.md", REPORT))
 
 
 def test_wall_clock_of_gamma_095_against_the_layer_norm_default_in_one_sitting():
@@ -600,6 +605,8 @@ def test_wall_clock_of_gamma_095_against_the_layer_norm_default_in_one_sitting()
     assert parse_config(new["config"]) == DDPGConfig()
     assert [s["seed"] for s in old["seeds"]] == [s["seed"] for s in new["seeds"]] == list(range(5))
     assert new["median_wall_s"] <= old["median_wall_s"]
+    expect(f"with {new['median_updates']:,.0f} learner updates at the median against {old['median_updates']:,.0f}",
+           ("Report.md", REPORT))
     for bench in (old, new):
         expect("solved at " + ", ".join(str(s["solved_at"]) for s in bench["seeds"]) + " in a median of "
                + f"{bench['median_wall_s']:.1f} s (" + ", ".join(f"{s['wall_s']:.1f}" for s in bench["seeds"]) + " s)",
