@@ -1,0 +1,177 @@
+"""benchmarks/bench_gym.py: every method gets the same budget of environment steps, the table
+judges "solved" against it, and a stopped sweep continues where it stopped."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+from benchmarks import bench_gym
+from ddpg.signals import Stopped
+from ddpg.tasks import TASKS
+
+BUDGET = 20_000
+PENDULUM_BUDGET = bench_gym.BENCH_TASKS["Pendulum-v1"]["budget_steps"]  # what a run of the task is given
+
+
+def _run(method: str, seed: int, steps: int | None, seconds: float | None = None, final: float = -150.0,
+         capped: bool = False, task: str = "T") -> dict:
+    """A run's record as run_one writes it (``steps``: environment steps to the threshold, None: never)."""
+    return {"task": task, "method": method, "seed": seed, "env_steps_to_threshold": steps,
+            "seconds_to_threshold": seconds if steps is not None else None, "solved_at_episode": None,
+            "final_return": final, "episodes": 100, "env_steps": steps or BUDGET, "wall_s": 1.0, "capped": capped}
+
+
+def test_every_task_has_a_step_budget_the_zoo_s_where_it_tunes_the_task():
+    zoo_n_timesteps = {"MountainCarContinuous-v0": 300_000, "Pendulum-v1": 20_000}  # hyperparams/{ddpg,td3}.yml
+    scaled = {"Pendulum-v1": 3}  # the zoo's 20,000 Pendulum steps are only the 100-episode window
+    assert set(bench_gym.BENCH_TASKS) == set(bench_gym.ZOO)
+    for task, spec in bench_gym.BENCH_TASKS.items():
+        budget = spec["budget_steps"]
+        assert isinstance(budget, int) and budget > 0 and budget % spec["num_envs"] == 0, task
+        assert budget == scaled.get(task, 1) * zoo_n_timesteps.get(task, budget // scaled.get(task, 1)), task
+        assert ("n_timesteps" in spec["budget_from"]) == (task in zoo_n_timesteps), task
+    for task in ("InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5"):
+        assert bench_gym.BENCH_TASKS[task]["threshold"] == gym.spec(task).reward_threshold
+        assert task in TASKS and bench_gym.ZOO[task] == {"noise_type": "normal", "noise_std": 0.1}
+
+
+def test_the_summary_judges_solved_against_the_budget_and_keeps_capped_runs_apart():
+    runs = [_run("ours", 0, 1000, 10.0), _run("ours", 1, 3000, 30.0), _run("ours", 2, 2000, 20.0),
+            _run("ours", 3, None, capped=True, final=-900.0),
+            _run("peer", 0, 8000, 40.0), _run("peer", 1, 25_000, 90.0, final=-199.0),  # reached after the budget
+            _run("peer", 2, None, final=-400.0)]
+    table = bench_gym.summarise(runs, {"T": BUDGET})["T"]
+    ours, peer = table["ours"], table["peer"]
+    assert (ours["seeds"], ours["capped"], ours["solved"]) == (4, 1, 3)  # capped: neither solved nor unsolved
+    assert ours["median_env_steps"] == 2000 and ours["median_seconds"] == 20.0 and ours["ratio_env_steps"] == 1.0
+    assert ours["median_final_return"] == -150.0  # the capped run's return is left out too
+    assert (peer["seeds"], peer["capped"], peer["solved"]) == (3, 0, 1)
+    assert peer["median_env_steps"] is None and peer["ratio_env_steps"] is None and peer["ratio_seconds"] is None
+    assert peer["median_final_return"] == -199.0
+    text = bench_gym.format_table({"T": table}, {"T": BUDGET}, {"T": -200.0})
+    assert "T (threshold -200, budget 20,000 env steps)" in text
+    peer_line = next(line for line in text.splitlines() if line.strip().startswith("peer"))
+    assert "1 / 3" in peer_line and "not within 20,000 steps" in peer_line
+    ours_line = next(line for line in text.splitlines() if line.strip().startswith("ours"))
+    assert "3 / 3" in ours_line and "2,000" in ours_line and "1.00" in ours_line
+
+    # Within the budget, the peer's medians and their ratios to ours appear.
+    runs[5] = _run("peer", 1, 6000, 60.0)
+    peer = bench_gym.summarise(runs, {"T": BUDGET})["T"]["peer"]
+    assert peer["solved"] == 2 and peer["median_env_steps"] == 8000 and peer["ratio_env_steps"] == 4.0
+    assert peer["median_seconds"] == 60.0 and peer["ratio_seconds"] == 3.0
+    # Every run capped: nothing measured.
+    only_capped = bench_gym.summarise([_run("ours", 0, None, capped=True)], {"T": BUDGET})
+    assert only_capped["T"]["ours"]["median_env_steps"] is None
+    assert "capped" in bench_gym.format_table(only_capped, {"T": BUDGET}, {"T": -200.0}).splitlines()[2]
+
+
+def test_ours_stops_where_the_step_budget_is_spent():
+    """train.py has no step budget: the environment's step stops the loop before the step past it."""
+    budget = bench_gym.StepBudget(5, cap_s=3600.0)
+    taken: list[int] = []
+    step = budget.wrap(taken.append, num_envs=1)
+    for i in range(5):
+        step(i)
+    with pytest.raises(Stopped):
+        step(5)
+    assert taken == [0, 1, 2, 3, 4] and not budget.capped
+    arms = bench_gym.StepBudget(40, cap_s=3600.0)
+    step = arms.wrap(taken.append, num_envs=20)
+    step(0), step(1)
+    with pytest.raises(Stopped):
+        step(2)
+    late = bench_gym.StepBudget(10**9, cap_s=0.0)  # the wall-clock guard: capped, not over the budget
+    with pytest.raises(Stopped):
+        late.wrap(taken.append, num_envs=1)(0)
+    assert late.capped
+
+
+def test_a_run_of_ours_takes_exactly_its_budget():
+    """train.py itself under the budget: 450 steps of Pendulum are 2 episodes and 50 steps dropped."""
+    run = bench_gym.run_ours("Pendulum-v1", 0, 450, cap_s=30.0)
+    assert run["env_steps"] == 450 and run["episodes"] == 2 and not run["capped"]
+    assert run["env_steps_to_threshold"] is None and run["final_return"] < -200
+
+
+def test_a_peer_run_takes_exactly_its_budget():
+    pytest.importorskip("stable_baselines3")
+    run = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 450, cap_s=30.0)
+    assert run["env_steps"] == 450 and run["episodes"] == 2 and not run["capped"]
+    assert run["env_steps_to_threshold"] is None and run["final_return"] < -200
+
+
+def _fake_runner(ran: list[tuple], fail_at: tuple | None = None):
+    """run_one's stand-in: records what it ran; ``fail_at``'s run fails as a crashed run does."""
+    def run_one(task, method, seed, budget_steps, cap_s):
+        ran.append((task, method, seed, budget_steps))
+        if (task, method, seed) == fail_at:
+            raise RuntimeError(f"{method} on {task}, seed {seed} failed")
+        steps = 15_000 if method == "ours" else None
+        return {**_run(method, seed, steps, 30.0, task=task), "solved": steps is not None}
+    return run_one
+
+
+def test_a_stopped_sweep_continues_where_it_stopped(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench_gym, "sb3_version", lambda: "test")
+    out = tmp_path / "gym.json"
+    command = ["--tasks", "Pendulum-v1", "--methods", "ours", "sb3-td3", "--seeds", "2", "--peer-seeds", "1",
+               "--jobs", "1", "--out", str(out)]
+    ran: list[tuple] = []
+    monkeypatch.setattr(bench_gym, "run_one", _fake_runner(ran, fail_at=("Pendulum-v1", "sb3-td3", 0)))
+    assert bench_gym.main(command) == 1
+    assert ran[0] == ("Pendulum-v1", "ours", 0, PENDULUM_BUDGET)
+    kept = json.loads(out.read_text())
+    assert [(r["method"], r["seed"]) for r in kept["runs"]] == [("ours", 0), ("ours", 1)]
+    assert kept["tasks"]["Pendulum-v1"]["budget_steps"] == PENDULUM_BUDGET and kept["command"].endswith(str(out))
+    assert kept["git_commit"] == kept["sittings"][0]["git_commit"] and "cpu" in kept["machine"]
+
+    ran.clear()
+    monkeypatch.setattr(bench_gym, "run_one", _fake_runner(ran))
+    assert bench_gym.main(command) == 0
+    assert ran == [("Pendulum-v1", "sb3-td3", 0, PENDULUM_BUDGET)]  # only the run the file lacks
+    done = json.loads(out.read_text())
+    assert [r["sitting"] for r in done["runs"]] == [0, 0, 1] and len(done["sittings"]) == 2
+    assert done["summary"]["Pendulum-v1"]["ours"]["solved"] == 2
+    assert done["summary"]["Pendulum-v1"]["sb3-td3"]["median_env_steps"] is None
+    assert f"not within {PENDULUM_BUDGET:,} steps" in out.with_suffix(".txt").read_text()
+
+    ran.clear()
+    assert bench_gym.main(command) == 0 and ran == []  # nothing left to run
+    assert bench_gym.main([*command, "--seeds", "0-2"]) == 0 and ran == [("Pendulum-v1", "ours", 2, PENDULUM_BUDGET)]
+
+    # Runs at another budget cannot join these.
+    with pytest.raises(SystemExit):
+        bench_gym.main([*command, "--budget-steps", "2000"])
+    assert "Pendulum-v1 budget_steps" in capsys.readouterr().err
+
+
+def test_a_results_file_of_the_earlier_format_is_not_continued(tmp_path, capsys):
+    out = tmp_path / "old.json"
+    out.write_text(json.dumps({"cap_s": 300.0, "tasks": {"Pendulum-v1": {"threshold": -200.0, "episodes": 200}},
+                               "runs": []}))
+    with pytest.raises(SystemExit):
+        bench_gym.main(["--tasks", "Pendulum-v1", "--methods", "ours", "--out", str(out)])
+    assert "earlier, wall-clock-capped version" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("--seeds", "x", "expected a count (5) or seeds and ranges"),
+    ("--peer-seeds", "3-1", "expected a count (5) or seeds and ranges"),
+    ("--budget-steps", "0", "expected a positive integer"),
+    ("--cap-s", "-1", "expected a positive number"),
+])
+def test_bad_options_name_the_expected_form(option, value, expected, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        bench_gym.main(["--methods", "ours", option, value, "--out", str(tmp_path / "x.json")])
+    assert expected in capsys.readouterr().err
+
+
+def test_a_budget_must_split_into_whole_steps_of_every_copy(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        bench_gym.main(["--tasks", "UnityReacher-v0", "--methods", "ours", "--budget-steps", "1010",
+                        "--out", str(tmp_path / "x.json")])
+    assert "expected a multiple of 20, got 1010" in capsys.readouterr().err
