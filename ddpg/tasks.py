@@ -141,13 +141,14 @@ TASKS: dict[str, Task] = {
 # it: with the critic's learning rate at 1e-3 the single arm's 25-episode averages stayed
 # below 4 for 176-200 episodes, with 20 or 10 updates every 20 steps. A slower critic (3e-4), a
 # slower actor (3e-4), slower targets (tau 3e-3), half the OU noise and 10 updates every
-# 20 steps learn steadily. The schedule stays off: one arm's episodes are too noisy to call
-# a policy good from one of them.
+# 20 steps learn steadily. Gamma 0.95, as on 20 arms: over seeds 0-4 it solved earlier than
+# 0.99 on four (median 183 against 218), 10/10 over seeds 0-9 (Report.md, "One arm"). The
+# schedule stays off: one arm's episodes are too noisy to call a policy good from one of them.
 REACHER_ONE_ARM = Task(
     config={"lr_critic": 3e-4, "lr_actor": 3e-4, "tau": 3e-3, "noise_sigma": 0.1, "learn_updates": 10,
-            "n_step": 1, "warmup": 2560, "critic_layer_norm": False, "gamma": 0.99},
+            "n_step": 1, "warmup": 2560, "critic_layer_norm": False, "gamma": 0.95},
     target=30.0, episodes=500, good_score=None,
-    why="one arm: slower critic, actor and targets, half the OU noise, 10 updates every 20 steps")
+    why="one arm: slower critic, actor and targets, half the OU noise, 10 updates every 20 steps, gamma 0.95")
 
 
 def reacher_task(n_agents: int) -> Task | None:

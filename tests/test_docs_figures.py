@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -751,3 +752,37 @@ def test_batch_norm_diagnosis_figures():
     expect(f"({min(recent):.2f}-{max(recent):.2f} per component from episode 28 on)", ("Report.md", REPORT))
     assert max(rows[e]["act_gap_recent"] for e in range(80, 201)) <= max(recent)  # "as much before as after"
     assert all(30 <= rows[e]["score"] <= 35 for e in range(first, 79))  # "scored 30-35 until episode 78"
+
+
+ONE_ARM_GAMMA = [f"bench_train_one_arm_gamma095_{part}.json" for part in ("0", "1", "2_4_6_8", "3_5_7_9")]
+
+
+def test_the_one_arm_over_ten_seeds():
+    """Report.md's and README's one-arm figures for today's REACHER_ONE_ARM, from its ten seeds' files,
+    made with today's settings."""
+    import numpy as np
+
+    from ddpg.tasks import REACHER_ONE_ARM
+
+    for name in ONE_ARM_GAMMA:
+        bench = _bench(name)
+        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
+        assert {k: bench["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
+    seeds = _seeds(ONE_ARM_GAMMA)
+    assert [s["seed"] for s in seeds] == list(range(10))
+    solved = [s["solved_at"] for s in seeds]
+    median, wall = statistics.median(solved), statistics.median(s["wall_s"] for s in seeds)
+    report = ("Report.md", REPORT)
+    for s in seeds:
+        expect(f"| {s['seed']} | {s['solved_at']} | {s['wall_s']:.1f} s | {s['first_30']} |", report)
+    expect(f"| **median** | **{median:g}** | **{wall:.1f} s** | |", report)
+    expect(f"{sum(v is not None for v in solved)}/10 solved, at a median of {median:g} episodes in a median of "
+           f"{wall:.1f} s", report)
+    old = {s["seed"]: s["solved_at"] for s in _bench("bench_train_one_arm.json")["seeds"]}
+    expect(f"on seeds 0-4 the median is {statistics.median(solved[:5]):g} against {statistics.median(old.values()):g} "
+           f"with gamma 0.99, earlier on {sum(solved[k] < old[k] for k in range(5))} of the five", report)
+    last = [np.array(s["episode_means"])[-100:] for s in seeds]
+    expect(f"is missed by {median - 150:g}, and the swings remain: over each run's last 100 episodes the standard "
+           f"deviation is {min(x.std() for x in last):.1f}-{max(x.std() for x in last):.1f} and the lows "
+           f"{min(x.min() for x in last):.1f}-{max(x.min() for x in last):.1f}", report)
+    expect(f"solved 10/10 seeds at a median of {median:g} episodes", ("README.md", README))
