@@ -786,3 +786,26 @@ def test_the_one_arm_over_ten_seeds():
            f"deviation is {min(x.std() for x in last):.1f}-{max(x.std() for x in last):.1f} and the lows "
            f"{min(x.min() for x in last):.1f}-{max(x.min() for x in last):.1f}", report)
     expect(f"solved 10/10 seeds at a median of {median:g} episodes", ("README.md", README))
+
+
+def test_the_equal_step_comparison_is_its_results_file():
+    """docs/gymnasium.md's equal-budget table is bench_gym.py's table of equal_steps.json, whose
+    summary is recomputed from its runs; every run within its task's recorded budget."""
+    from benchmarks import bench_gym
+
+    data = json.loads((RESULTS / "equal_steps.json").read_text())
+    budgets = {task: spec["budget_steps"] for task, spec in data["tasks"].items()}
+    thresholds = {task: spec["threshold"] for task, spec in data["tasks"].items()}
+    for task, spec in data["tasks"].items():
+        assert spec["budget_steps"] == bench_gym.BENCH_TASKS[task]["budget_steps"], task
+    for run in data["runs"]:
+        assert run["env_steps"] <= budgets[run["task"]] and run["solved"] == bench_gym.within_budget(run, budgets[run["task"]])
+    assert bench_gym.summarise(data["runs"], budgets) == data["summary"]
+    table = bench_gym.format_table(data["summary"], budgets, thresholds)
+    assert table in (ROOT / "docs" / "gymnasium.md").read_text(), "docs/gymnasium.md should hold equal_steps.txt's table"
+    pendulum = data["summary"]["Pendulum-v1"]
+    doc = ("docs/gymnasium.md", (ROOT / "docs" / "gymnasium.md").read_text())
+    expect(f"SB3's DDPG needs {pendulum['sb3-ddpg']['ratio_env_steps']:.2f} times ours' environment steps and its TD3 "
+           f"{pendulum['sb3-td3']['ratio_env_steps']:.2f} times", doc)
+    low, high = sorted(pendulum[m]["ratio_seconds"] for m in ("sb3-ddpg", "sb3-td3"))
+    expect(f"and {low:.2f}-{high:.2f} times the wall-clock", doc)
