@@ -78,7 +78,7 @@ def test_agents_store_n_step_transitions(cls) -> None:
     for _ in range(5):
         agent.step(rng.normal(size=(2, 33)), rng.uniform(-1, 1, (2, 4)), np.ones(2), rng.normal(size=(2, 33)))
     discounts = agent.memory.split(agent.memory.data[:len(agent.memory)])[4]
-    assert len(agent.memory) == 6 and torch.allclose(discounts, torch.tensor(0.99 ** 3))
+    assert len(agent.memory) == 6 and torch.allclose(discounts, torch.tensor(agent.config.gamma ** 3))
     agent.reset()  # the episode's last two steps of each arm bootstrap through the time limit
     assert len(agent.memory) == 10
 
