@@ -436,12 +436,17 @@ def _table_order(run: dict[str, Any]) -> tuple[int, int, int]:
     return list(BENCH_TASKS).index(run["task"]), METHODS.index(run["method"]), run["seed"]
 
 
+def summary_and_table(tasks: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """The summary of ``runs`` and its table, under the budgets and thresholds a results file
+    records for its ``tasks``."""
+    budgets = {t: spec["budget_steps"] for t, spec in tasks.items()}
+    table = summarise(runs, budgets)
+    return table, format_table(table, budgets, {t: spec["threshold"] for t, spec in tasks.items()})
+
+
 def write_results(out: Path, record: dict[str, Any], runs: list[dict[str, Any]]) -> str:
     """The results file with every run so far and their summary (and the table as .txt); the table."""
-    budgets = {t: spec["budget_steps"] for t, spec in record["tasks"].items()}
-    thresholds = {t: spec["threshold"] for t, spec in record["tasks"].items()}
-    table = summarise(runs, budgets)
-    text = format_table(table, budgets, thresholds)
+    table, text = summary_and_table(record["tasks"], runs)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_json(out, {**record, "summary": table, "runs": runs})
     out.with_suffix(".txt").write_text(record["command"] + "\n\n" + text + "\n")
@@ -513,8 +518,7 @@ def main(argv: list[str] | None = None) -> int:
     if done:
         print(f"# continuing {out}: {len(done)} runs already in it, {len(jobs)} to go", flush=True)
     if not jobs:
-        budgets = {t: spec["budget_steps"] for t, spec in earlier["tasks"].items()}
-        print(format_table(summarise(runs, budgets), budgets, {t: s["threshold"] for t, s in earlier["tasks"].items()}))
+        print(summary_and_table(earlier["tasks"], runs)[1])
         return 0
     sitting = {"command": "python benchmarks/bench_gym.py " + shlex.join(argv), "git_commit": git_commit(),
                "machine": reproducible.machine(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
