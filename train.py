@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="maximum number of episodes (default 300; a Gymnasium task's from ddpg.tasks.TASKS)")
     p.add_argument("--max-episodes", type=positive_int, dest="episodes",
                    help="alias of --episodes")
+    p.add_argument("--max-env-steps", type=positive_int, default=None, metavar="N",
+                   help="also stop before the environment steps (every arm's or copy's counted) would pass N, "
+                        "dropping the unfinished episode, as Stable-Baselines3's learn(total_timesteps) does "
+                        "(default: none, also on --resume unless given again)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
     p.add_argument("--out", default="runs/latest",
                    help="output folder (default runs/latest); one that holds a run needs --resume or --force")
@@ -183,6 +187,10 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
                                                           "exact": saved["exact"]}]
         if len(resume["scores"]) >= cfg.loop.episodes:
             parser.error(f"--resume: the run already has {len(resume['scores'])} episodes; pass --episodes above that")
+        taken = resume.get("env_steps", 0)
+        if cfg.loop.max_env_steps is not None and taken + cfg.n_agents > cfg.loop.max_env_steps:
+            parser.error(f"--resume: the run already took {taken:,} environment steps; pass --max-env-steps of "
+                         f"at least {taken + cfg.n_agents:,}")
     steps = callbacks.standard(cfg.out, cfg.seed, cfg.quiet, cfg.progress, tensorboard_dir=cfg.tensorboard,
                                save_every=cfg.save_every, save_buffer=cfg.save_buffer, command=cfg.command,
                                record=record, resume=resume is not None)

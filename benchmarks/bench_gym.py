@@ -59,7 +59,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -70,7 +69,6 @@ from benchmarks.bench_train import seed_list
 from ddpg import reproducible, rundir
 from ddpg.cli import positive_float, positive_int
 from ddpg.rundir import git_commit, versions, write_json
-from ddpg.signals import Stopped
 from ddpg.solved import median_with_unsolved
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,64 +129,31 @@ SIX_HOURS = 6 * 3600.0
 
 
 # ----------------------------------------------------------------------------- one run
-class StepBudget:
-    """Stops train.py's loop before a step would pass the budget, or at the wall-clock cap, as
-    the SIGTERM of a batch scheduler stops it: train.py has no step budget of its own. The
-    episode under way is dropped, as SB3 drops its unfinished one; ``capped`` says which stop."""
-
-    def __init__(self, budget_steps: int, cap_s: float) -> None:
-        self.budget_steps, self.cap_s = budget_steps, cap_s
-        self.steps, self.capped = 0, False
-        self.start = time.perf_counter()
-
-    def wrap(self, step: Callable[[Any], Any], num_envs: int) -> Callable[[Any], Any]:
-        """``step`` of an environment of ``num_envs`` copies, counting their steps."""
-        def guarded(actions: Any) -> Any:
-            if self.steps + num_envs > self.budget_steps:
-                raise Stopped(signal.SIGTERM)
-            if time.perf_counter() - self.start >= self.cap_s:
-                self.capped = True
-                raise Stopped(signal.SIGTERM)
-            self.steps += num_envs
-            return step(actions)
-        return guarded
-
-
-def run_ours(task: str, seed: int, budget_steps: int, cap_s: float) -> dict[str, Any]:
-    """``train.py --env TASK`` (its ``main``, in this process) with the environment's steps
-    under a ``StepBudget``; what its run.json says."""
+def run_ours(task: str, seed: int, budget_steps: int) -> dict[str, Any]:
+    """``train.py --env TASK --max-env-steps BUDGET`` (its ``main``, in this process); what its
+    run.json says. A SIGTERM (``run_one``'s wall-clock guard) stops it as it stops train.py."""
     import train as train_script
 
-    spec, budget = BENCH_TASKS[task], StepBudget(budget_steps, cap_s)
-    opened = train_script.open_environment
-
-    def open_budgeted(*args: Any, **kwargs: Any) -> Any:
-        env = opened(*args, **kwargs)
-        env.step = budget.wrap(env.step, env.num_envs)
-        return env
-
+    spec = BENCH_TASKS[task]
     # Episodes enough for the step budget to stop the run first; saved only at the end, as the
     # peers save nothing (train.py's default of every 10 episodes draws scores.png each time).
     episodes = str(math.ceil(budget_steps / spec["num_envs"]))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
-        argv = ["--env", task, "--seed", str(seed), "--out", str(out), "--episodes", episodes, "--save-every", episodes,
-                "--threads", "1", "--quiet", "--no-progress", "--target", str(spec["threshold"]),
-                "--num-envs", str(spec["num_envs"])]
-        train_script.open_environment = open_budgeted
-        try:
-            train_script.main(argv)
-        finally:
-            train_script.open_environment = opened
+        train_script.main(["--env", task, "--seed", str(seed), "--out", str(out), "--episodes", episodes,
+                           "--max-env-steps", str(budget_steps), "--save-every", episodes, "--threads", "1",
+                           "--quiet", "--no-progress", "--target", str(spec["threshold"]),
+                           "--num-envs", str(spec["num_envs"])])
         record = rundir.read_record(out)
     return {"env_steps_to_threshold": record.env_steps_to_solve, "seconds_to_threshold": record.time_to_solve_s,
             "solved_at_episode": record.solved_at_episode, "final_return": record.final_average,
             "episodes": record.episodes_run, "env_steps": record.env_steps, "wall_s": record.wall_time_s,
-            "capped": budget.capped}
+            "capped": record.interrupted}
 
 
-def run_sb3(task: str, algo: str, seed: int, budget_steps: int, cap_s: float) -> dict[str, Any]:
-    """One Stable-Baselines3 run of ``budget_steps`` steps at most (the zoo's ``n_timesteps``)."""
+def run_sb3(task: str, algo: str, seed: int, budget_steps: int) -> dict[str, Any]:
+    """One Stable-Baselines3 run of ``budget_steps`` steps at most (the zoo's ``n_timesteps``);
+    a SIGTERM (``run_one``'s wall-clock guard) ends it after the step under way."""
     import gymnasium as gym
     import torch
     from stable_baselines3 import DDPG, TD3
@@ -222,7 +187,7 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, cap_s: float) ->
                                              policy_kwargs=policy_kwargs, verbose=0, **zoo)
 
     class Stop(BaseCallback):
-        """Tracks the training episodes' returns; stops at the threshold or the wall-clock cap
+        """Tracks the training episodes' returns; stops at the threshold or on a SIGTERM
         (``learn`` itself stops at the budget)."""
 
         def __init__(self) -> None:
@@ -245,11 +210,14 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, cap_s: float) ->
                     self.solved = {"episode": len(self.means), "steps": self.num_timesteps,
                                    "seconds": time.perf_counter() - self.start}
                     return False
-            self.capped = time.perf_counter() - self.start >= cap_s
             return not self.capped
 
     stop = Stop()
-    model.learn(total_timesteps=budget_steps, callback=stop)
+    previous = signal.signal(signal.SIGTERM, lambda *_: setattr(stop, "capped", True))
+    try:
+        model.learn(total_timesteps=budget_steps, callback=stop)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     wall = time.perf_counter() - stop.start
     solved = stop.solved
     return {"env_steps_to_threshold": solved and solved["steps"],
@@ -316,11 +284,11 @@ def arms_vec_env(envs: Any) -> Any:
     return ArmsVecEnv()
 
 
-def run_method(task: str, method: str, seed: int, budget_steps: int, cap_s: float) -> dict[str, Any]:
+def run_method(task: str, method: str, seed: int, budget_steps: int) -> dict[str, Any]:
     """One run of ``method``, in this process."""
     if method == "ours":
-        return run_ours(task, seed, budget_steps, cap_s)
-    return run_sb3(task, method.removeprefix("sb3-"), seed, budget_steps, cap_s)
+        return run_ours(task, seed, budget_steps)
+    return run_sb3(task, method.removeprefix("sb3-"), seed, budget_steps)
 
 
 def within_budget(run: dict[str, Any], budget_steps: int) -> bool:
@@ -331,13 +299,26 @@ def within_budget(run: dict[str, Any], budget_steps: int) -> bool:
 
 def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float) -> dict[str, Any]:
     """One run in its own process (this script with --one), so runs share no state and
-    ``--jobs`` of them use that many cores; its record for the results file."""
-    command = [sys.executable, __file__, "--one", task, method, str(seed), str(budget_steps), str(cap_s)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"{method} on {task}, seed {seed} failed ({done.returncode}): {done.stderr[-2000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    ``--jobs`` of them use that many cores; its record for the results file. At ``cap_s`` the
+    process gets a SIGTERM, as a batch scheduler's, and reports the run as capped."""
+    command = [sys.executable, __file__, "--one", task, method, str(seed), str(budget_steps)]
+    stdout, stderr, returncode = run_capped(command, cap_s)
+    if returncode != 0:
+        raise RuntimeError(f"{method} on {task}, seed {seed} failed ({returncode}): {stderr[-2000:]}")
+    result = json.loads(stdout.strip().splitlines()[-1])
     return {"task": task, "method": method, "seed": seed, "solved": within_budget(result, budget_steps), **result}
+
+
+def run_capped(command: list[str], cap_s: float) -> tuple[str, str, int]:
+    """``command``'s stdout, stderr and exit status; a SIGTERM at ``cap_s`` seconds, which the
+    command answers by finishing early (train.py saves and exits 143, a peer run stops)."""
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=cap_s)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            stdout, stderr = proc.communicate()
+        return stdout, stderr, proc.returncode
 
 
 def run_line(run: dict[str, Any], budget_steps: int) -> str:
@@ -457,8 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry point; 1 when a run failed (the runs before it are in the file)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--one"]:  # one run, in its own process; prints its result as JSON
-        task, method, seed, budget, cap = argv[1], argv[2], int(argv[3]), int(argv[4]), float(argv[5])
-        print(json.dumps(run_method(task, method, seed, budget, cap)))
+        print(json.dumps(run_method(argv[1], argv[2], int(argv[3]), int(argv[4]))))
         return 0
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tasks", nargs="+", choices=list(BENCH_TASKS), default=list(BENCH_TASKS))

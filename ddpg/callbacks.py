@@ -64,6 +64,9 @@ class Printer(Callback):
         if run.stop is not None:
             self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}) after "
                      f"{len(run.scores)} complete episodes; saving what we have.")
+        elif run.steps_spent:
+            self.say(f"Step budget spent: {run.env_steps:,} of {run.settings.max_env_steps:,} environment steps; "
+                     f"the unfinished episode {len(run.scores) + 1} is not counted.")
         self.bar.close()
         if run.scores:
             window = run.settings.window
@@ -146,6 +149,8 @@ class Saver(Callback):
             reward_scale=settings.reward_scale, state_size=agent.state_size, action_size=agent.action_size,
             n_agents=run.n_agents, episodes_run=len(run.scores), max_t=settings.max_t,
             target_score=settings.target_score, window=settings.window, stop_when_solved=settings.stop_when_solved,
+            max_env_steps=settings.max_env_steps,
+            step_budget_spent=None if settings.max_env_steps is None else run.steps_spent,
             solved_at_episode=run.solved_at,
             time_to_solve_s=None if run.solve_time is None else round(run.solve_time, 2),
             env_steps=run.env_steps, env_steps_to_solve=run.solve_steps, wall_time_s=round(wall, 2),

@@ -50,10 +50,16 @@ class LoopSettings:
     good_score: float | None = GOOD_SCORE  # the schedule (None: off)
     good_updates: int = GOOD_UPDATES
     reward_scale: float = 1.0  # rewards are learned times this; the scores stay the task's
+    # At most this many environment steps in total (every live agent's counted; None: no
+    # limit). The loop stops before a step would pass it and drops the unfinished episode,
+    # as Stable-Baselines3's learn(total_timesteps) does: equal budgets compare fairly.
+    max_env_steps: int | None = None
 
     def __post_init__(self) -> None:
         if self.episodes < 1 or self.max_t < 1:
             raise ValueError(f"episodes and max_t must be >= 1, got {self.episodes} and {self.max_t}")
+        if self.max_env_steps is not None and self.max_env_steps < 1:
+            raise ValueError(f"max_env_steps must be >= 1 or None, got {self.max_env_steps}")
 
 
 @dataclass
@@ -85,6 +91,7 @@ class Run:
     resumed_episodes: int | None = None  # episodes a resumed run began with
     stop: KeyboardInterrupt | None = None  # the signal that stopped the run
     stopping: bool = False  # the loop ends after this episode
+    steps_spent: bool = False  # settings.max_env_steps ended the run (its unfinished episode dropped)
 
     @classmethod
     def begin(cls, settings: LoopSettings, agent: Agent, env: Any, n_agents: int, signals: StopSignals,
@@ -121,7 +128,8 @@ class Callback:
 
 def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callbacks: Sequence[Callback] = (),
           resume: dict[str, Any] | None = None, **overrides: Any) -> np.ndarray:
-    """Train until ``settings.episodes`` or solved; the scores, (episodes, agents). ``overrides``
+    """Train until ``settings.episodes``, ``settings.max_env_steps`` or solved; the scores,
+    (episodes, agents), complete episodes only. ``overrides``
     are ``LoopSettings`` fields; ``resume`` is the loop state of a saved run (``Run.loop_state``)."""
     settings = LoopSettings(**{**(settings.__dict__ if settings else {}), **overrides})
     brain = env.brain_names[0]
@@ -138,6 +146,9 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
                 if number > first:  # the first episode uses the reset above
                     info = env.reset(train_mode=True)[brain]
                 score, steps = run_episode(env, brain, agent, info.vector_observations, run, trajectory)
+                if score is None:  # the step budget ran out inside this episode
+                    run.steps_spent = True
+                    break
                 if settings.good_score is not None:  # the schedule: fewer updates while the policy is good
                     good = score.mean() >= settings.good_score
                     agent.learn_updates = settings.good_updates if good else agent.config.learn_updates
@@ -164,15 +175,19 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
 
 
 def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
-                trajectory: np.ndarray | None) -> tuple[np.ndarray, int]:
-    """One episode of every agent from ``observations``; its scores and the first agent's steps.
-    An agent whose episode ends first waits for the others: its steps are not experience."""
+                trajectory: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """One episode of every agent from ``observations``; its scores and the first agent's steps
+    (scores None: ``max_env_steps`` ran out before the episode ended). An agent whose episode
+    ends first waits for the others: its steps are not experience."""
     agent.reset()
     states = np.asarray(observations, dtype=np.float64)
     score, live, steps, scale = np.zeros(run.n_agents), np.ones(run.n_agents, dtype=bool), 0, run.settings.reward_scale
+    budget = run.settings.max_env_steps
     if trajectory is not None:
         trajectory[0] = states[0]
     for _ in range(run.settings.max_t):
+        if budget is not None and run.env_steps + int(live.sum()) > budget:
+            return None, steps
         actions = agent.act(states)
         info = env.step(actions)[brain]
         next_states = np.asarray(info.vector_observations, dtype=np.float64)

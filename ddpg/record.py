@@ -38,6 +38,7 @@ class RunRecord:
     max_t: int | None = None
     target_score: float | None = None
     window: int = 100
+    max_env_steps: int | None = None  # the step budget (train.py --max-env-steps), when one was set
     stop_when_solved: bool = True
     solved_at_episode: int | None = None
     time_to_solve_s: float | None = None
@@ -46,7 +47,8 @@ class RunRecord:
     wall_time_s: float | None = None
     final_average: float | None = None
     learner_updates: int | None = None
-    finished: bool = False  # ran to its end (solved, or its episode budget)
+    finished: bool = False  # ran to its end (solved, or its episode or step budget)
+    step_budget_spent: bool | None = None  # with max_env_steps: it ended the run (the unfinished episode dropped)
     interrupted: bool = False  # stopped by a signal; ``signal`` says which
     signal: int | None = None
     resumable_from_episode: int | None = None
@@ -64,7 +66,7 @@ class RunRecord:
     other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
 
     # Written only when set, as earlier versions did.
-    OPTIONAL = ("env_id", "task_target", "task_why", "resumed")
+    OPTIONAL = ("max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why", "resumed")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:

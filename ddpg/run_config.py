@@ -37,7 +37,7 @@ class RunConfig:
     learner: str  # "fast" or "readable"
     threads: int
     agent: DDPGConfig  # the agent's settings (a VariantConfig with variants)
-    loop: LoopSettings  # episodes, episode length, target, schedule, reward scale
+    loop: LoopSettings  # episodes and step budget, episode length, target, schedule, reward scale
     out: str
     unity: str | None = None  # a Unity binary instead of the built-in Reacher
     resume: str | None = None  # the run folder to continue
@@ -98,20 +98,22 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
         extra = {"env_id": env_id, "task_target": task.target, "task_why": task.why}
     episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
     loop = LoopSettings(episodes, max_t, target, stop_when_solved=not args.no_stop, good_score=good_score,
-                        good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0)
+                        good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0,
+                        max_env_steps=args.max_env_steps)
     return _config(args, env_id, n_agents, args.seed, args.learner, args.threads, _agent_config(task, args.config),
                    loop, args.out, args.reproducible, args.save_buffer, command, extra)
 
 
 def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
-    """Continue as the run did, whatever ddpg.tasks says now; only the budget and the saving change."""
+    """Continue as the run did, whatever ddpg.tasks says now; only the budgets and the saving change."""
     env_id = record.env_id or DEFAULT_ENV
     task = reacher_task(record.n_agents) if env_id == DEFAULT_ENV else task_for(env_id)
     schedule = record.schedule
     episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
     loop = LoopSettings(episodes, record.max_t, record.target_score,
                         stop_when_solved=not args.no_stop, good_score=schedule.get("good_score"),
-                        good_updates=schedule.get("good_updates", GOOD_UPDATES), reward_scale=record.reward_scale)
+                        good_updates=schedule.get("good_updates", GOOD_UPDATES), reward_scale=record.reward_scale,
+                        max_env_steps=args.max_env_steps)
     extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why") if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]
     save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer

@@ -4,12 +4,15 @@ judges "solved" against it, and a stopped sweep continues where it stopped."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sys
+import time
 
 import gymnasium as gym
 import pytest
 
 from benchmarks import bench_gym
-from ddpg.signals import Stopped
 from ddpg.tasks import TASKS
 
 BUDGET = 20_000
@@ -69,37 +72,53 @@ def test_the_summary_judges_solved_against_the_budget_and_keeps_capped_runs_apar
     assert "capped" in bench_gym.format_table(only_capped, {"T": BUDGET}, {"T": -200.0}).splitlines()[2]
 
 
-def test_ours_stops_where_the_step_budget_is_spent():
-    """train.py has no step budget: the environment's step stops the loop before the step past it."""
-    budget = bench_gym.StepBudget(5, cap_s=3600.0)
-    taken: list[int] = []
-    step = budget.wrap(taken.append, num_envs=1)
-    for i in range(5):
-        step(i)
-    with pytest.raises(Stopped):
-        step(5)
-    assert taken == [0, 1, 2, 3, 4] and not budget.capped
-    arms = bench_gym.StepBudget(40, cap_s=3600.0)
-    step = arms.wrap(taken.append, num_envs=20)
-    step(0), step(1)
-    with pytest.raises(Stopped):
-        step(2)
-    late = bench_gym.StepBudget(10**9, cap_s=0.0)  # the wall-clock guard: capped, not over the budget
-    with pytest.raises(Stopped):
-        late.wrap(taken.append, num_envs=1)(0)
-    assert late.capped
-
-
 def test_a_run_of_ours_takes_exactly_its_budget():
-    """train.py itself under the budget: 450 steps of Pendulum are 2 episodes and 50 steps dropped."""
-    run = bench_gym.run_ours("Pendulum-v1", 0, 450, cap_s=30.0)
+    """train.py --max-env-steps under the budget: 450 steps of Pendulum are 2 episodes and 50 steps dropped."""
+    run = bench_gym.run_ours("Pendulum-v1", 0, 450)
     assert run["env_steps"] == 450 and run["episodes"] == 2 and not run["capped"]
     assert run["env_steps_to_threshold"] is None and run["final_return"] < -200
 
 
+def test_a_sigterm_stops_a_run_of_ours_as_capped(monkeypatch):
+    """The wall-clock guard's SIGTERM, here sent from inside the run's 300th step: train.py saves
+    what it finished and the run is reported as capped, short of its budget."""
+    import train as train_script
+
+    opened = train_script.open_environment
+
+    def open_and_stop(*args, **kwargs):
+        env = opened(*args, **kwargs)
+        step, taken = env.step, [0]
+
+        def step_then_stop(actions):
+            taken[0] += 1
+            if taken[0] == 300:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return step(actions)
+        env.step = step_then_stop
+        return env
+
+    monkeypatch.setattr(train_script, "open_environment", open_and_stop)
+    run = bench_gym.run_ours("Pendulum-v1", 0, 60_000)
+    assert run["capped"] and run["episodes"] == 1 and run["env_steps"] < 60_000
+
+
+def test_the_wall_clock_guard_sends_a_sigterm_and_keeps_what_the_run_says():
+    """run_capped: at the cap the process is asked to stop, and its last words are still read."""
+    child = ("import signal, sys, time\n"
+             "signal.signal(signal.SIGTERM, lambda *_: (print('stopped'), sys.exit(0)))\n"
+             "print('started', flush=True)\n"
+             "time.sleep(60)\n")
+    start = time.perf_counter()
+    stdout, _, code = bench_gym.run_capped([sys.executable, "-c", child], cap_s=2.0)
+    assert stdout.split() == ["started", "stopped"] and code == 0 and time.perf_counter() - start < 30
+    stdout, _, code = bench_gym.run_capped([sys.executable, "-c", "print('done')"], cap_s=60.0)
+    assert stdout.split() == ["done"] and code == 0
+
+
 def test_a_peer_run_takes_exactly_its_budget():
     pytest.importorskip("stable_baselines3")
-    run = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 450, cap_s=30.0)
+    run = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 450)
     assert run["env_steps"] == 450 and run["episodes"] == 2 and not run["capped"]
     assert run["env_steps_to_threshold"] is None and run["final_return"] < -200
 

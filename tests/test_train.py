@@ -41,6 +41,7 @@ def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
     assert record["solved_at_episode"] is None and record["wall_time_s"] > 0
     assert set(record["versions"]) >= {"python", "torch", "numpy", "mujoco"}
     assert "git_commit" in record and record["command"].startswith("python train.py")
+    assert "max_env_steps" not in record and "step_budget_spent" not in record  # no step budget: not written
     agent = Agent(33, 4, 0, batch_size=32)
     agent.actor_local.load_state_dict(torch.load(out / "checkpoint_actor.pth", weights_only=True))
     agent.critic_local.load_state_dict(torch.load(out / "checkpoint_critic.pth", weights_only=True))
@@ -117,9 +118,51 @@ def test_ctrl_c_stops_cleanly_and_saves(tmp_path) -> None:
     assert not list(tmp_path.glob("*.tmp*"))
 
 
+def test_the_step_budget_stops_before_the_step_past_it_and_drops_that_episode(tmp_path, capsys) -> None:
+    """As Stable-Baselines3's learn(total_timesteps): every live arm's step counts, none past the
+    budget is taken, the unfinished episode is not scored, and the run is finished, not interrupted."""
+    for budget, steps_in_third in ((75, 5), (77, 5), (78, 6), (60, 0)):
+        env = FakeEnv(num_agents=3, episode_len=10)
+        agent = Agent(33, 4, 0, buffer_size=1000)
+        out = tmp_path / str(budget)
+        out.mkdir()
+        scores = train(env, agent, episodes=10, max_env_steps=budget,
+                       callbacks=callbacks.standard(out, quiet=True, progress=False))
+        assert scores.shape == (2, 3) and env.episode == 3 and env.t == steps_in_third
+        record = json.loads((out / "run.json").read_text())
+        assert record["env_steps"] == 60 + 3 * steps_in_third <= budget
+        assert record["max_env_steps"] == budget and record["step_budget_spent"] is True
+        assert record["finished"] is True and record["interrupted"] is False and record["episodes_run"] == 2
+        assert f"Step budget spent: {record['env_steps']} of {budget} environment steps" in capsys.readouterr().out
+    env = FakeEnv(num_agents=3, episode_len=10)  # a budget the episodes end first: not spent
+    (tmp_path / "roomy").mkdir()
+    train(env, Agent(33, 4, 0, buffer_size=1000), episodes=2, max_env_steps=61,
+          callbacks=callbacks.standard(tmp_path / "roomy", quiet=True, progress=False))
+    record = json.loads((tmp_path / "roomy" / "run.json").read_text())
+    assert record["env_steps"] == 60 and record["step_budget_spent"] is False
+    with pytest.raises(ValueError, match="max_env_steps must be >= 1"):
+        train(FakeEnv(), Agent(33, 4, 0), max_env_steps=0)
+
+
+def test_cli_step_budget_and_its_resume(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    assert train_mod.main(["--episodes", "5", "--max-env-steps", "250", "--out", str(out), *SMALL_RUN]) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert (record["episodes_run"], record["env_steps"], record["step_budget_spent"]) == (2, 250, True)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:  # a resume needs a budget above what the run took
+        train_mod.main(["--resume", str(out), "--episodes", "5", "--max-env-steps", "251", "--no-progress", "--quiet"])
+    assert exc.value.code == 2 and "already took 250 environment steps" in capsys.readouterr().err
+    assert train_mod.main(["--resume", str(out), "--episodes", "5", "--max-env-steps", "370", "--no-progress",
+                           "--quiet"]) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert (record["episodes_run"], record["env_steps"], record["step_budget_spent"]) == (3, 370, True)  # 250 + 120
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--episodes", "-3"], "--episodes: expected a positive integer"),
     (["--episodes", "ten"], "--episodes: expected a positive integer, got 'ten'"),
+    (["--max-env-steps", "0"], "--max-env-steps: expected a positive integer"),
     (["--seed", "-1"], "--seed: expected a non-negative integer"),
     (["--config", '{"nope": 1}'], "unknown config key(s) ['nope']"),
     (["--config", '{"lr_actor": 0.001'], "malformed JSON"),
