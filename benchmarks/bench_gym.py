@@ -309,15 +309,20 @@ def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float) 
     return {"task": task, "method": method, "seed": seed, "solved": within_budget(result, budget_steps), **result}
 
 
-def run_capped(command: list[str], cap_s: float) -> tuple[str, str, int]:
+def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0) -> tuple[str, str, int]:
     """``command``'s stdout, stderr and exit status; a SIGTERM at ``cap_s`` seconds, which the
-    command answers by finishing early (train.py saves and exits 143, a peer run stops)."""
+    command answers by finishing early (train.py saves and exits 143, a peer run stops), and a
+    SIGKILL ``grace_s`` later if it has not: a run that ignores the request must not hang the sweep."""
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         try:
             stdout, stderr = proc.communicate(timeout=cap_s)
         except subprocess.TimeoutExpired:
             proc.terminate()
-            stdout, stderr = proc.communicate()
+            try:
+                stdout, stderr = proc.communicate(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, stderr = proc.communicate()
         return stdout, stderr, proc.returncode
 
 

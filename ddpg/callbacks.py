@@ -65,8 +65,9 @@ class Printer(Callback):
             self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}) after "
                      f"{len(run.scores)} complete episodes; saving what we have.")
         elif run.steps_spent:
-            self.say(f"Step budget spent: {run.env_steps:,} of {run.settings.max_env_steps:,} environment steps; "
-                     f"the unfinished episode {len(run.scores) + 1} is not counted.")
+            spent = f"Step budget spent: {run.env_steps:,} of {run.settings.max_env_steps:,} environment steps"
+            self.say(f"{spent}; the unfinished episode {len(run.scores) + 1} ({run.dropped_steps} steps) is not counted."
+                     if run.dropped_steps else f"{spent}, at the end of episode {len(run.scores)}.")
         self.bar.close()
         if run.scores:
             window = run.settings.window

@@ -91,7 +91,8 @@ class Run:
     resumed_episodes: int | None = None  # episodes a resumed run began with
     stop: KeyboardInterrupt | None = None  # the signal that stopped the run
     stopping: bool = False  # the loop ends after this episode
-    steps_spent: bool = False  # settings.max_env_steps ended the run (its unfinished episode dropped)
+    steps_spent: bool = False  # settings.max_env_steps ended the run (an unfinished episode dropped)
+    dropped_steps: int = 0  # steps the dropped episode took before the budget ran out (0: none fitted)
 
     @classmethod
     def begin(cls, settings: LoopSettings, agent: Agent, env: Any, n_agents: int, signals: StopSignals,
@@ -185,8 +186,9 @@ def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
     budget = run.settings.max_env_steps
     if trajectory is not None:
         trajectory[0] = states[0]
-    for _ in range(run.settings.max_t):
+    for t in range(run.settings.max_t):
         if budget is not None and run.env_steps + int(live.sum()) > budget:
+            run.dropped_steps = t
             return None, steps
         actions = agent.act(states)
         info = env.step(actions)[brain]

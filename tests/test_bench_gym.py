@@ -114,6 +114,10 @@ def test_the_wall_clock_guard_sends_a_sigterm_and_keeps_what_the_run_says():
     assert stdout.split() == ["started", "stopped"] and code == 0 and time.perf_counter() - start < 30
     stdout, _, code = bench_gym.run_capped([sys.executable, "-c", "print('done')"], cap_s=60.0)
     assert stdout.split() == ["done"] and code == 0
+    deaf = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('started', flush=True)\ntime.sleep(60)\n"
+    start = time.perf_counter()  # a run that ignores the SIGTERM is killed after the grace period
+    stdout, _, code = bench_gym.run_capped([sys.executable, "-c", deaf], cap_s=2.0, grace_s=1.0)
+    assert stdout.split() == ["started"] and code == -signal.SIGKILL and time.perf_counter() - start < 30
 
 
 def test_a_peer_run_takes_exactly_its_budget():
