@@ -819,3 +819,10 @@ def test_the_equal_step_comparison_is_its_results_file():
         if td3["ratio_env_steps"] is not None:
             expect(f"{td3['ratio_env_steps']:.2f} times ours' median steps", doc)
             expect(f"{td3['ratio_seconds']:.2f} times its wall-clock", doc)
+    car = data["summary"].get("MountainCarContinuous-v0")
+    if car is not None:
+        assert all(car[m]["solved"] == car[m]["seeds"] for m in car)
+        expect(f"SB3's DDPG needs {car['sb3-ddpg']['ratio_env_steps']:.2f} times ours' environment steps on it and "
+               f"its TD3 {car['sb3-td3']['ratio_env_steps']:.2f} times", doc)
+        expect(f"{car['sb3-ddpg']['ratio_seconds']:.2f} and {car['sb3-td3']['ratio_seconds']:.2f} times its "
+               "wall-clock", doc)
