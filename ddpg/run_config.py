@@ -96,6 +96,9 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
             task.target if task.target is not None else spec.reward_threshold)
         good_score = task.good_score if args.good_score is UNSET else args.good_score
         extra = {"env_id": env_id, "task_target": task.target, "task_why": task.why}
+    if args.max_env_steps is not None and args.max_env_steps < n_agents:  # as --resume's check, with none taken
+        raise ValueError(f"--max-env-steps: one step of the {n_agents} arms or copies takes {n_agents} environment "
+                         f"steps; pass at least {n_agents}, got {args.max_env_steps}")
     episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
     loop = LoopSettings(episodes, max_t, target, stop_when_solved=not args.no_stop, good_score=good_score,
                         good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0,

@@ -166,6 +166,7 @@ def test_cli_step_budget_and_its_resume(tmp_path, capsys) -> None:
     (["--episodes", "-3"], "--episodes: expected a positive integer"),
     (["--episodes", "ten"], "--episodes: expected a positive integer, got 'ten'"),
     (["--max-env-steps", "0"], "--max-env-steps: expected a positive integer"),
+    (["--agents", "4", "--max-env-steps", "3"], "--max-env-steps: one step of the 4 arms or copies takes 4"),
     (["--seed", "-1"], "--seed: expected a non-negative integer"),
     (["--config", '{"nope": 1}'], "unknown config key(s) ['nope']"),
     (["--config", '{"lr_actor": 0.001'], "malformed JSON"),
