@@ -819,6 +819,13 @@ def test_the_equal_step_comparison_is_its_results_file():
         if td3["ratio_env_steps"] is not None:
             expect(f"{td3['ratio_env_steps']:.2f} times ours' median steps", doc)
             expect(f"{td3['ratio_seconds']:.2f} times its wall-clock", doc)
+    for task in ("InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5", "UnityReacher-v0"):
+        ours = [run for run in data["runs"] if run["task"] == task and run["method"] == "ours"]
+        if ours:  # measured: the prose gives the range of ours' steps to the threshold
+            assert all(run["solved"] for run in ours), task
+            steps = sorted(run["env_steps_to_threshold"] for run in ours)
+            expect(f"On {task} ours solved all {len(ours)} seeds at", doc)
+            expect(f"{steps[0]:,}-{steps[-1]:,} steps", doc)
     car = data["summary"].get("MountainCarContinuous-v0")
     if car is not None:
         assert all(car[m]["solved"] == car[m]["seeds"] for m in car)
