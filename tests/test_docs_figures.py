@@ -826,6 +826,13 @@ def test_the_equal_step_comparison_is_its_results_file():
             steps = sorted(run["env_steps_to_threshold"] for run in ours)
             expect(f"On {task} ours solved all {len(ours)} seeds at", doc)
             expect(f"{steps[0]:,}-{steps[-1]:,} steps", doc)
+    for task in ("InvertedDoublePendulum-v5", "Reacher-v5"):
+        peers = [run for run in data["runs"] if run["task"] == task and run["method"] != "ours"]
+        if sorted(run["method"] for run in peers) == ["sb3-ddpg", "sb3-td3"]:  # seed 0 of each so far
+            assert not any(run["solved"] for run in peers), task
+            ddpg, td3 = sorted(peers, key=lambda run: run["method"])
+            expect(f"(seed 0 of each so far) did not reach {data['tasks'][task]['threshold']:,g} within 300,000 steps", doc)
+            expect(f"averaged {ddpg['final_return']:,.2f} and {td3['final_return']:,.2f}", doc)
     car = data["summary"].get("MountainCarContinuous-v0")
     if car is not None:
         assert all(car[m]["solved"] == car[m]["seeds"] for m in car)
