@@ -44,6 +44,15 @@ not solve), the median final return (the last-100-episode average when the run s
 and the step and wall-clock medians' ratios to ours where both solve (above 1: the peer
 needs more). The results file (``--out``) is rewritten after every run: the same command
 run again after a stop skips the (task, method, seed) runs already in it.
+
+A peer run of 300,000 steps takes 78-85 minutes here, so a sitting of a few hours would
+leave its last hour idle or lose the runs under way. ``--suspend-after-s S`` suspends the
+peer runs under way after S seconds instead: each keeps its model, replay buffer and
+returns so far in ``OUT.suspended/`` (git-ignored) and the same command, run again,
+continues it. Such a run's record lists ``resumed_at_steps``: the episode under way at a
+suspension is not scored (its steps count), and each continued segment seeds its
+environment afresh, so it is not the step-for-step twin of an unbroken run; its wall-clock
+is the sum of its segments'.
 """
 
 from __future__ import annotations
@@ -54,10 +63,12 @@ import math
 import os
 import platform
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -74,6 +85,10 @@ from ddpg.solved import median_with_unsolved
 ROOT = Path(__file__).resolve().parent.parent
 
 WINDOW = 100
+# Set by a SIGUSR1 (the sweep's --suspend-after-s) in a run's own process: suspend the run.
+SUSPEND = threading.Event()
+# A continued segment's seeds: the run's seed plus this for each segment before it.
+SEGMENT_SEED = 100_000
 ZOO_COMMIT = "22e3ff2450fd92033f7f032915e1f64894a09584"
 # The zoo's budget for the three MuJoCo tasks, which it does not list: its ``default`` entry's
 # 1e6 steps would take a peer 2.8-4.6 h a run at SB3's 60-100 steps/s on this 2-core machine,
@@ -151,9 +166,18 @@ def run_ours(task: str, seed: int, budget_steps: int) -> dict[str, Any]:
             "capped": record.interrupted}
 
 
-def run_sb3(task: str, algo: str, seed: int, budget_steps: int) -> dict[str, Any]:
+def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | None = None,
+            suspend_at_steps: int | None = None) -> dict[str, Any]:
     """One Stable-Baselines3 run of ``budget_steps`` steps at most (the zoo's ``n_timesteps``);
-    a SIGTERM (``run_one``'s wall-clock guard) ends it after the step under way."""
+    a SIGTERM (``run_one``'s wall-clock guard) ends it after the step under way.
+
+    A SIGUSR1 (``--suspend-after-s``), or reaching ``suspend_at_steps``, suspends it instead:
+    the model, its replay buffer and the episode returns so far go to ``state``, and a later
+    call with the same ``state`` continues the run from there, so a peer run of an hour or more
+    can span sittings. The episode under way at the suspension is not scored (its steps count,
+    as the budget's last one), and the continued segment seeds its environment and the model's
+    generators afresh; ``resumed_at_steps`` records where each segment began, and
+    ``segment_commits`` the code each segment ran."""
     import gymnasium as gym
     import torch
     from stable_baselines3 import DDPG, TD3
@@ -183,8 +207,21 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int) -> dict[str, Any
 
         noise = VectorizedActionNoise(noise, n)
     policy_kwargs = {"net_arch": zoo.pop("net_arch")} if "net_arch" in zoo else None
-    model = (DDPG if algo == "ddpg" else TD3)("MlpPolicy", env, action_noise=noise, seed=seed, device="cpu",
-                                             policy_kwargs=policy_kwargs, verbose=0, **zoo)
+    algorithm = DDPG if algo == "ddpg" else TD3
+    progress = json.loads((state / "progress.json").read_text()) if state and (state / "progress.json").is_file() else None
+    if progress is None:
+        model = algorithm("MlpPolicy", env, action_noise=noise, seed=seed, device="cpu",
+                          policy_kwargs=policy_kwargs, verbose=0, **zoo)
+    else:  # a suspended run: its weights, optimisers, step count and replay buffer
+        resumed = seed + SEGMENT_SEED * len(progress["resumed_at_steps"])
+        env.seed(resumed)
+        try:
+            model = algorithm.load(state / "model.zip", env=env, device="cpu", action_noise=noise)
+            model.load_replay_buffer(state / "replay_buffer.pkl")
+        except Exception as exc:  # whatever broke it, the way out is the same
+            raise RuntimeError(f"the suspended run in {state} cannot be read ({exc}); delete that folder to "
+                               "start the run afresh") from exc
+        model.set_random_seed(resumed)
 
     class Stop(BaseCallback):
         """Tracks the training episodes' returns; stops at the threshold or on a SIGTERM
@@ -195,8 +232,11 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int) -> dict[str, Any
             self.means: list[float] = []
             self.pending: list[float] = []  # the arms' returns of the episode under way (n > 1)
             self.solved: dict[str, Any] | None = None
-            self.capped = False
+            self.capped = self.suspended = False
             self.start = time.perf_counter()
+            if progress is not None:  # the segments before this one: their episodes and seconds
+                self.means = list(progress["means"])
+                self.start -= progress["seconds"]
 
         def _on_step(self) -> bool:
             for info in self.locals["infos"]:
@@ -210,22 +250,50 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int) -> dict[str, Any
                     self.solved = {"episode": len(self.means), "steps": self.num_timesteps,
                                    "seconds": time.perf_counter() - self.start}
                     return False
-            return not self.capped
+            self.suspended = SUSPEND.is_set() or (suspend_at_steps is not None and
+                                                  self.num_timesteps >= suspend_at_steps)
+            return not (self.capped or self.suspended)
 
     stop = Stop()
     previous = signal.signal(signal.SIGTERM, lambda *_: setattr(stop, "capped", True))
+    resumed_at = [*progress["resumed_at_steps"], model.num_timesteps] if progress else []
+    commits = [*(progress["segment_commits"] if progress else []), git_commit()]  # each segment's code
     try:
-        model.learn(total_timesteps=budget_steps, callback=stop)
+        model.learn(total_timesteps=budget_steps - model.num_timesteps, callback=stop,
+                    reset_num_timesteps=progress is None)
     finally:
         signal.signal(signal.SIGTERM, previous)
     wall = time.perf_counter() - stop.start
     solved = stop.solved
+    if stop.suspended and solved is None and not stop.capped and model.num_timesteps < budget_steps:
+        if state is None:
+            raise RuntimeError("a run suspended without a state folder to keep it in")
+        _save_suspended(model, state, {"means": stop.means, "seconds": wall, "resumed_at_steps": resumed_at,
+                                      "segment_commits": commits})
+        return {"suspended": True, "env_steps": model.num_timesteps, "episodes": len(stop.means)}
     return {"env_steps_to_threshold": solved and solved["steps"],
             "seconds_to_threshold": solved and round(solved["seconds"], 2),
             "solved_at_episode": solved and solved["episode"],
             "final_return": float(np.mean(stop.means[-WINDOW:])) if stop.means else None,
             "episodes": len(stop.means), "env_steps": model.num_timesteps, "wall_s": round(wall, 2),
-            "capped": stop.capped}
+            "capped": stop.capped,
+            **({"resumed_at_steps": resumed_at, "segment_commits": commits} if resumed_at else {})}
+
+
+def _save_suspended(model: Any, state: Path, progress: dict[str, Any]) -> None:
+    """A suspended run's state, written beside ``state`` and then moved over it, so a stop
+    while writing leaves the earlier state (or none) whole, never half of one."""
+    partial = state.with_name(state.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    model.save(partial / "model.zip")
+    model.save_replay_buffer(partial / "replay_buffer.pkl")
+    write_json(partial / "progress.json", progress)
+    old = state.with_name(state.name + ".old")
+    if state.exists():
+        state.rename(old)
+    partial.rename(state)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def arms_vec_env(envs: Any) -> Any:
@@ -284,11 +352,12 @@ def arms_vec_env(envs: Any) -> Any:
     return ArmsVecEnv()
 
 
-def run_method(task: str, method: str, seed: int, budget_steps: int) -> dict[str, Any]:
-    """One run of ``method``, in this process."""
+def run_method(task: str, method: str, seed: int, budget_steps: int, state: Path | None = None) -> dict[str, Any]:
+    """One run of ``method``, in this process; a peer run keeps its state in ``state`` if
+    suspended (ours runs for minutes, and finishes instead)."""
     if method == "ours":
         return run_ours(task, seed, budget_steps)
-    return run_sb3(task, method.removeprefix("sb3-"), seed, budget_steps)
+    return run_sb3(task, method.removeprefix("sb3-"), seed, budget_steps, state)
 
 
 def within_budget(run: dict[str, Any], budget_steps: int) -> bool:
@@ -297,25 +366,41 @@ def within_budget(run: dict[str, Any], budget_steps: int) -> bool:
     return steps is not None and steps <= budget_steps
 
 
-def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float) -> dict[str, Any]:
+def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float, state: Path | None = None,
+            suspend_s: float | None = None) -> dict[str, Any]:
     """One run in its own process (this script with --one), so runs share no state and
     ``--jobs`` of them use that many cores; its record for the results file. At ``cap_s`` the
-    process gets a SIGTERM, as a batch scheduler's, and reports the run as capped."""
+    process gets a SIGTERM, as a batch scheduler's, and reports the run as capped. At
+    ``suspend_s`` it gets a SIGUSR1: a peer run saves itself to ``state`` and reports
+    ``suspended`` (the next call with that ``state`` continues it); ours finishes."""
     command = [sys.executable, __file__, "--one", task, method, str(seed), str(budget_steps)]
-    stdout, stderr, returncode = run_capped(command, cap_s)
+    stdout, stderr, returncode = run_capped(command + ([str(state)] if state else []), cap_s, suspend_s=suspend_s)
+    if returncode == -signal.SIGUSR1:  # asked before it could listen: nothing saved, it starts afresh
+        return {"task": task, "method": method, "seed": seed, "suspended": True, "env_steps": 0, "episodes": 0}
     if returncode != 0:
         raise RuntimeError(f"{method} on {task}, seed {seed} failed ({returncode}): {stderr[-2000:]}")
     result = json.loads(stdout.strip().splitlines()[-1])
+    if result.get("suspended"):
+        return {"task": task, "method": method, "seed": seed, **result}
     return {"task": task, "method": method, "seed": seed, "solved": within_budget(result, budget_steps), **result}
 
 
-def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0) -> tuple[str, str, int]:
+def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0,
+               suspend_s: float | None = None) -> tuple[str, str, int]:
     """``command``'s stdout, stderr and exit status; a SIGTERM at ``cap_s`` seconds, which the
     command answers by finishing early (train.py saves and exits 143, a peer run stops), and a
-    SIGKILL ``grace_s`` later if it has not: a run that ignores the request must not hang the sweep."""
+    SIGKILL ``grace_s`` later if it has not: a run that ignores the request must not hang the sweep.
+    A SIGUSR1 at ``suspend_s`` seconds, if sooner, asks it to suspend; the cap still holds."""
+    deadline = time.monotonic() + cap_s
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         try:
-            stdout, stderr = proc.communicate(timeout=cap_s)
+            if suspend_s is not None and suspend_s < cap_s:
+                try:
+                    stdout, stderr = proc.communicate(timeout=max(suspend_s, 0.0))
+                    return stdout, stderr, proc.returncode
+                except subprocess.TimeoutExpired:
+                    proc.send_signal(signal.SIGUSR1)
+            stdout, stderr = proc.communicate(timeout=max(deadline - time.monotonic(), 0.0))
         except subprocess.TimeoutExpired:
             proc.terminate()
             try:
@@ -443,7 +528,9 @@ def main(argv: list[str] | None = None) -> int:
     """CLI entry point; 1 when a run failed (the runs before it are in the file)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--one"]:  # one run, in its own process; prints its result as JSON
-        print(json.dumps(run_method(argv[1], argv[2], int(argv[3]), int(argv[4]))))
+        signal.signal(signal.SIGUSR1, lambda *_: SUSPEND.set())
+        state = Path(argv[5]) if len(argv) > 5 else None
+        print(json.dumps(run_method(argv[1], argv[2], int(argv[3]), int(argv[4]), state)))
         return 0
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tasks", nargs="+", choices=list(BENCH_TASKS), default=list(BENCH_TASKS))
@@ -458,6 +545,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="wall-clock guard per run in seconds, against a runaway run; a run it stops is reported "
                         f"as capped (default {SIX_HOURS:g}: 6 h)")
     p.add_argument("--jobs", type=positive_int, default=2, help="runs at once (default 2, one per core)")
+    p.add_argument("--suspend-after-s", type=positive_float, default=None,
+                   help="after this many seconds, suspend the peer runs under way (each saves its model, replay "
+                        "buffer and returns beside --out, in OUT.suspended/), let ours finish, and start no more "
+                        "runs; the same command continues the suspended runs where they stopped")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "equal_steps.json"),
                    help="results file, rewritten after every run; the same command again continues it")
     args = p.parse_args(argv)
@@ -513,22 +604,47 @@ def main(argv: list[str] | None = None) -> int:
     # The file's own provenance is its latest sitting's; every run names the sitting that made it.
     record = {**sitting, "sittings": sittings, "window": WINDOW, "zoo_commit": ZOO_COMMIT,
               "tasks": {**earlier["tasks"], **tasks}, "zoo": {**earlier["zoo"], **{t: ZOO[t] for t in tasks}}}
+    states = out.with_name(out.stem + ".suspended")
+    suspend_at = None if args.suspend_after_s is None else time.monotonic() + args.suspend_after_s
+
+    def start(task: str, method: str, seed: int) -> dict[str, Any] | None:
+        """The run, or None when the suspension time came before its turn."""
+        left = None if suspend_at is None else suspend_at - time.monotonic()
+        if left is not None and left <= 0:
+            return None
+        return run_one(task, method, seed, tasks[task]["budget_steps"], args.cap_s,
+                       state=states / f"{task}__{method}__{seed}", suspend_s=left)
+
     failed: list[str] = []
+    waiting = 0
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_one, t, m, s, tasks[t]["budget_steps"], args.cap_s) for t, m, s in jobs]
+        futures = [pool.submit(start, t, m, s) for t, m, s in jobs]
         for future in as_completed(futures):
             try:
-                run = {**future.result(), "sitting": len(sittings) - 1}
+                result = future.result()
             except CancelledError:
                 continue
             except RuntimeError as exc:  # the runs under way finish and are kept; the rest wait for a re-run
                 failed.append(str(exc))
                 pool.shutdown(wait=False, cancel_futures=True)
                 continue
+            if result is None or result.get("suspended"):
+                waiting += 1
+                if result is not None:
+                    print(f"{result['task']:26s} {result['method']:9s} seed {result['seed']}: suspended at "
+                          f"{result['env_steps']:,} steps ({result['episodes']} episodes)", flush=True)
+                continue
+            run = {**result, "sitting": len(sittings) - 1}
             runs.append(run)
             runs.sort(key=_table_order)  # runs finish in any order; the file and table read in this one
             print(run_line(run, tasks[run["task"]]["budget_steps"]), flush=True)
             write_results(out, record, runs)
+            shutil.rmtree(states / f"{run['task']}__{run['method']}__{run['seed']}", ignore_errors=True)
+    if states.is_dir() and not any(states.iterdir()):
+        states.rmdir()
+    if waiting:
+        print(f"# {waiting} runs suspended or not started; the same command continues them "
+              f"(suspended ones from {states})", flush=True)
     if failed:
         print("\n".join(failed) + f"\nthe runs that finished are in {out}; the same command continues", file=sys.stderr)
         return 1

@@ -127,9 +127,52 @@ def test_a_peer_run_takes_exactly_its_budget():
     assert run["env_steps_to_threshold"] is None and run["final_return"] < -200
 
 
+def test_a_suspended_peer_run_continues_from_its_state(tmp_path):
+    """Suspended at 400 steps (two Pendulum episodes), then continued to its budget: the run
+    keeps the first segment's episodes, steps and replay buffer, and says where it resumed."""
+    pytest.importorskip("stable_baselines3")
+    state = tmp_path / "Pendulum-v1__sb3-td3__0"
+    first = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 1000, state, suspend_at_steps=400)
+    assert first == {"suspended": True, "env_steps": 400, "episodes": 2}
+    saved = json.loads((state / "progress.json").read_text())
+    assert len(saved["means"]) == 2 and saved["resumed_at_steps"] == []
+    assert not list(tmp_path.glob("*.partial")) and not list(tmp_path.glob("*.old"))
+    run = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 1000, state)
+    assert run["env_steps"] == 1000 and run["episodes"] == 5 and run["resumed_at_steps"] == [400]
+    assert not run["capped"] and run["wall_s"] >= saved["seconds"] and len(run["segment_commits"]) == 2
+    whole = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 1000)
+    assert "resumed_at_steps" not in whole and whole["episodes"] == 5
+
+
+def test_a_sweep_keeps_suspended_runs_out_of_the_file_and_continues_them(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench_gym, "sb3_version", lambda: "test")
+    out = tmp_path / "r.json"
+    command = ["--tasks", "Pendulum-v1", "--methods", "ours", "sb3-td3", "--seeds", "1", "--peer-seeds", "1",
+               "--jobs", "1", "--out", str(out), "--suspend-after-s", "3600"]
+    states: list = []
+
+    def suspending(task, method, seed, budget_steps, cap_s, state=None, suspend_s=None):
+        states.append((method, state, suspend_s))
+        if method == "ours":
+            return {**_run(method, seed, 15_000, 30.0, task=task), "solved": True}
+        return {"task": task, "method": method, "seed": seed, "suspended": True, "env_steps": 4_000, "episodes": 20}
+
+    monkeypatch.setattr(bench_gym, "run_one", suspending)
+    assert bench_gym.main(command) == 0
+    printed = capsys.readouterr().out
+    assert "sb3-td3   seed 0: suspended at 4,000 steps (20 episodes)" in printed
+    assert "1 runs suspended or not started" in printed
+    assert [(r["method"], r["seed"]) for r in json.loads(out.read_text())["runs"]] == [("ours", 0)]
+    assert states[1][1] == tmp_path / "r.suspended" / "Pendulum-v1__sb3-td3__0" and 0 < states[1][2] <= 3600
+    ran: list = []
+    monkeypatch.setattr(bench_gym, "run_one", _fake_runner(ran))
+    assert bench_gym.main(command[:-2]) == 0  # the same sweep again: the suspended run, not ours
+    assert ran == [("Pendulum-v1", "sb3-td3", 0, PENDULUM_BUDGET)]
+
+
 def _fake_runner(ran: list[tuple], fail_at: tuple | None = None):
     """run_one's stand-in: records what it ran; ``fail_at``'s run fails as a crashed run does."""
-    def run_one(task, method, seed, budget_steps, cap_s):
+    def run_one(task, method, seed, budget_steps, cap_s, state=None, suspend_s=None):
         ran.append((task, method, seed, budget_steps))
         if (task, method, seed) == fail_at:
             raise RuntimeError(f"{method} on {task}, seed {seed} failed")
