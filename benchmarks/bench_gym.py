@@ -208,7 +208,7 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | No
         noise = VectorizedActionNoise(noise, n)
     policy_kwargs = {"net_arch": zoo.pop("net_arch")} if "net_arch" in zoo else None
     algorithm = DDPG if algo == "ddpg" else TD3
-    progress = json.loads((state / "progress.json").read_text()) if state and (state / "progress.json").is_file() else None
+    progress = _suspended_progress(state)
     if progress is None:
         model = algorithm("MlpPolicy", env, action_noise=noise, seed=seed, device="cpu",
                           policy_kwargs=policy_kwargs, verbose=0, **zoo)
@@ -278,6 +278,19 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | No
             "episodes": len(stop.means), "env_steps": model.num_timesteps, "wall_s": round(wall, 2),
             "capped": stop.capped,
             **({"resumed_at_steps": resumed_at, "segment_commits": commits} if resumed_at else {})}
+
+
+def _suspended_progress(state: Path | None) -> dict[str, Any] | None:
+    """The progress of the suspended run kept in ``state``, None when there is none. A stop
+    between ``_save_suspended``'s two renames leaves the earlier state as ``.old``: it is
+    taken back, so no suspension can lose what an earlier one saved."""
+    if state is None:
+        return None
+    old = state.with_name(state.name + ".old")
+    if not state.exists() and old.is_dir():
+        old.rename(state)
+    progress = state / "progress.json"
+    return json.loads(progress.read_text()) if progress.is_file() else None
 
 
 def _save_suspended(model: Any, state: Path, progress: dict[str, Any]) -> None:
@@ -375,14 +388,15 @@ def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float, 
     ``suspended`` (the next call with that ``state`` continues it); ours finishes."""
     command = [sys.executable, __file__, "--one", task, method, str(seed), str(budget_steps)]
     stdout, stderr, returncode = run_capped(command + ([str(state)] if state else []), cap_s, suspend_s=suspend_s)
+    head = {"task": task, "method": method, "seed": seed}
     if returncode == -signal.SIGUSR1:  # asked before it could listen: nothing saved, it starts afresh
-        return {"task": task, "method": method, "seed": seed, "suspended": True, "env_steps": 0, "episodes": 0}
+        return {**head, "suspended": True, "env_steps": 0, "episodes": 0}
     if returncode != 0:
         raise RuntimeError(f"{method} on {task}, seed {seed} failed ({returncode}): {stderr[-2000:]}")
     result = json.loads(stdout.strip().splitlines()[-1])
     if result.get("suspended"):
-        return {"task": task, "method": method, "seed": seed, **result}
-    return {"task": task, "method": method, "seed": seed, "solved": within_budget(result, budget_steps), **result}
+        return {**head, **result}
+    return {**head, "solved": within_budget(result, budget_steps), **result}
 
 
 def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0,
@@ -605,6 +619,11 @@ def main(argv: list[str] | None = None) -> int:
     record = {**sitting, "sittings": sittings, "window": WINDOW, "zoo_commit": ZOO_COMMIT,
               "tasks": {**earlier["tasks"], **tasks}, "zoo": {**earlier["zoo"], **{t: ZOO[t] for t in tasks}}}
     states = out.with_name(out.stem + ".suspended")
+
+    def state_of(task: str, method: str, seed: int) -> Path:
+        """Where the run keeps its state while suspended."""
+        return states / f"{task}__{method}__{seed}"
+
     suspend_at = None if args.suspend_after_s is None else time.monotonic() + args.suspend_after_s
 
     def start(task: str, method: str, seed: int) -> dict[str, Any] | None:
@@ -613,7 +632,7 @@ def main(argv: list[str] | None = None) -> int:
         if left is not None and left <= 0:
             return None
         return run_one(task, method, seed, tasks[task]["budget_steps"], args.cap_s,
-                       state=states / f"{task}__{method}__{seed}", suspend_s=left)
+                       state=state_of(task, method, seed), suspend_s=left)
 
     failed: list[str] = []
     waiting = 0
@@ -639,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
             runs.sort(key=_table_order)  # runs finish in any order; the file and table read in this one
             print(run_line(run, tasks[run["task"]]["budget_steps"]), flush=True)
             write_results(out, record, runs)
-            shutil.rmtree(states / f"{run['task']}__{run['method']}__{run['seed']}", ignore_errors=True)
+            shutil.rmtree(state_of(run["task"], run["method"], run["seed"]), ignore_errors=True)
     if states.is_dir() and not any(states.iterdir()):
         states.rmdir()
     if waiting:

@@ -140,6 +140,9 @@ def test_a_suspended_peer_run_continues_from_its_state(tmp_path):
     run = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 1000, state)
     assert run["env_steps"] == 1000 and run["episodes"] == 5 and run["resumed_at_steps"] == [400]
     assert not run["capped"] and run["wall_s"] >= saved["seconds"] and len(run["segment_commits"]) == 2
+    # A stop between the save's two renames leaves only the earlier state, as .old: it is taken back.
+    state.rename(tmp_path / (state.name + ".old"))
+    assert bench_gym._suspended_progress(state) == saved and state.is_dir()
     whole = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 1000)
     assert "resumed_at_steps" not in whole and whole["episodes"] == 5
 
