@@ -812,8 +812,7 @@ def test_the_equal_step_comparison_is_its_results_file():
     if pole is not None:  # measured: the prose counts what the file holds
         assert pole["ours"]["solved"] == pole["ours"]["seeds"] == 5  # the prose's range: the loop below
         assert pole["sb3-ddpg"]["solved"] == 0  # its sentence: the per-task loop below
-        td3 = pole["sb3-td3"]
-        expect(f"solved {td3['solved']} of {td3['seeds']}", doc)
+        td3 = pole["sb3-td3"]  # its "solved N of M": the per-task loop below
         if td3["ratio_env_steps"] is not None:
             expect(f"{td3['ratio_env_steps']:.2f} times ours' median steps", doc)
             expect(f"{td3['ratio_seconds']:.2f} times its wall-clock", doc)
