@@ -624,6 +624,11 @@ def main(argv: list[str] | None = None) -> int:
         """Where the run keeps its state while suspended."""
         return states / f"{task}__{method}__{seed}"
 
+    for task, method, seed in jobs:  # the plan, so a mistyped seed list shows before hours are spent
+        progress = None if method == "ours" else _suspended_progress(state_of(task, method, seed))
+        resumes = "" if progress is None else \
+            f", from its saved state ({len(progress['means'])} episodes, {progress['seconds'] / 60:.0f} min)"
+        print(f"#   to run: {task} {method} seed {seed}{resumes}", flush=True)
     suspend_at = None if args.suspend_after_s is None else time.monotonic() + args.suspend_after_s
 
     def start(task: str, method: str, seed: int) -> dict[str, Any] | None:

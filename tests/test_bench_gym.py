@@ -169,8 +169,14 @@ def test_a_sweep_keeps_suspended_runs_out_of_the_file_and_continues_them(tmp_pat
     assert states[1][1] == tmp_path / "r.suspended" / "Pendulum-v1__sb3-td3__0" and 0 < states[1][2] <= 3600
     ran: list = []
     monkeypatch.setattr(bench_gym, "run_one", _fake_runner(ran))
+    saved = states[1][1]  # what run_sb3 leaves there when it suspends
+    saved.mkdir(parents=True)
+    (saved / "progress.json").write_text(json.dumps({"means": [-900.0] * 20, "seconds": 150.0}))
     assert bench_gym.main(command[:-2]) == 0  # the same sweep again: the suspended run, not ours
     assert ran == [("Pendulum-v1", "sb3-td3", 0, PENDULUM_BUDGET)]
+    plan = capsys.readouterr().out
+    assert "1 runs already in it, 1 to go" in plan
+    assert "to run: Pendulum-v1 sb3-td3 seed 0, from its saved state (20 episodes, 2 min)" in plan
 
 
 def _fake_runner(ran: list[tuple], fail_at: tuple | None = None):
