@@ -37,7 +37,8 @@ defaults with ``normal`` action noise of 0.1 (UnityReacher-v0 on its native 20-a
 environment). Ours: ``train.py --env ID`` with the settings of ``ddpg.tasks.TASKS``.
 
 Each run is its own process with one torch thread (``--jobs`` runs at once, default 2: this
-machine has 2 cores). Per task the table gives, for each method: seeds solved within the
+machine has 2 cores); a peer run prints a ``#`` line with its steps, episodes and last-100
+average every 10 minutes (``PROGRESS_EVERY_S``). Per task the table gives, for each method: seeds solved within the
 budget, median environment steps and wall-clock to the threshold (a run not solved within
 the budget ranks worse than any solved one; "not within N steps" when the median run did
 not solve), the median final return (the last-100-episode average when the run stopped),
@@ -89,6 +90,10 @@ WINDOW = 100
 SUSPEND = threading.Event()
 # A continued segment's seeds: the run's seed plus this for each segment before it.
 SEGMENT_SEED = 100_000
+# A peer run says how far it has got this often (it runs for an hour or more, silent otherwise).
+PROGRESS_EVERY_S = 600.0
+# Marks a run's progress line on its stderr, which the sweep passes on to its own output.
+PROGRESS_MARK = "bench_gym progress: "
 ZOO_COMMIT = "22e3ff2450fd92033f7f032915e1f64894a09584"
 # The zoo's budget for the three MuJoCo tasks, which it does not list: its ``default`` entry's
 # 1e6 steps would take a peer 2.8-4.6 h a run at SB3's 60-100 steps/s on this 2-core machine,
@@ -167,7 +172,7 @@ def run_ours(task: str, seed: int, budget_steps: int) -> dict[str, Any]:
 
 
 def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | None = None,
-            suspend_at_steps: int | None = None) -> dict[str, Any]:
+            suspend_at_steps: int | None = None, progress_every_s: float = PROGRESS_EVERY_S) -> dict[str, Any]:
     """One Stable-Baselines3 run of ``budget_steps`` steps at most (the zoo's ``n_timesteps``);
     a SIGTERM (``run_one``'s wall-clock guard) ends it after the step under way.
 
@@ -177,7 +182,11 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | No
     can span sittings. The episode under way at the suspension is not scored (its steps count,
     as the budget's last one), and the continued segment seeds its environment and the model's
     generators afresh; ``resumed_at_steps`` records where each segment began, and
-    ``segment_commits`` the code each segment ran."""
+    ``segment_commits`` the code each segment ran.
+
+    Every ``progress_every_s`` seconds it writes a progress line to stderr (``PROGRESS_MARK``,
+    then steps, episodes and the last-100 average), which ``run_capped`` passes on: an hour
+    with no sign of life would leave whoever waits unable to tell a slow run from a hung one."""
     import gymnasium as gym
     import torch
     from stable_baselines3 import DDPG, TD3
@@ -234,6 +243,7 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | No
             self.solved: dict[str, Any] | None = None
             self.capped = self.suspended = False
             self.start = time.perf_counter()
+            self.next_report = self.start + progress_every_s
             if progress is not None:  # the segments before this one: their episodes and seconds
                 self.means = list(progress["means"])
                 self.start -= progress["seconds"]
@@ -250,9 +260,19 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | No
                     self.solved = {"episode": len(self.means), "steps": self.num_timesteps,
                                    "seconds": time.perf_counter() - self.start}
                     return False
+            now = time.perf_counter()
+            if now >= self.next_report:
+                self.next_report = now + progress_every_s
+                self.report(now)
             self.suspended = SUSPEND.is_set() or (suspend_at_steps is not None and
                                                   self.num_timesteps >= suspend_at_steps)
             return not (self.capped or self.suspended)
+
+        def report(self, now: float) -> None:
+            average = f"{np.mean(self.means[-WINDOW:]):.2f}" if self.means else "-"
+            print(f"{PROGRESS_MARK}{task} sb3-{algo} seed {seed}: {self.num_timesteps:,} of {budget_steps:,} "
+                  f"steps, {len(self.means)} episodes, last-{WINDOW} average {average} "
+                  f"(threshold {spec['threshold']:g}), {(now - self.start) / 60:.0f} min", file=sys.stderr, flush=True)
 
     stop = Stop()
     previous = signal.signal(signal.SIGTERM, lambda *_: setattr(stop, "capped", True))
@@ -399,30 +419,46 @@ def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float, 
     return {**head, "solved": within_budget(result, budget_steps), **result}
 
 
-def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0,
-               suspend_s: float | None = None) -> tuple[str, str, int]:
+def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0, suspend_s: float | None = None,
+               progress: Any = print) -> tuple[str, str, int]:
     """``command``'s stdout, stderr and exit status; a SIGTERM at ``cap_s`` seconds, which the
     command answers by finishing early (train.py saves and exits 143, a peer run stops), and a
     SIGKILL ``grace_s`` later if it has not: a run that ignores the request must not hang the sweep.
-    A SIGUSR1 at ``suspend_s`` seconds, if sooner, asks it to suspend; the cap still holds."""
+    A SIGUSR1 at ``suspend_s`` seconds, if sooner, asks it to suspend; the cap still holds.
+    Its stderr lines that start with ``PROGRESS_MARK`` go to ``progress`` as they come, without
+    the mark (prefixed ``#``, so a log of the sweep still reads as its table and comments)."""
     deadline = time.monotonic() + cap_s
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        stdout: list[str] = []
+        stderr: list[str] = []
+
+        def drain(stream: Any, lines: list[str], passes_on: bool) -> None:
+            for line in stream:
+                lines.append(line)
+                if passes_on and line.startswith(PROGRESS_MARK):
+                    progress("#   " + line.removeprefix(PROGRESS_MARK).rstrip("\n"), flush=True)
+
+        readers = [threading.Thread(target=drain, args=(proc.stdout, stdout, False), daemon=True),
+                   threading.Thread(target=drain, args=(proc.stderr, stderr, True), daemon=True)]
+        for reader in readers:
+            reader.start()
         try:
             if suspend_s is not None and suspend_s < cap_s:
                 try:
-                    stdout, stderr = proc.communicate(timeout=max(suspend_s, 0.0))
-                    return stdout, stderr, proc.returncode
+                    proc.wait(timeout=max(suspend_s, 0.0))
                 except subprocess.TimeoutExpired:
                     proc.send_signal(signal.SIGUSR1)
-            stdout, stderr = proc.communicate(timeout=max(deadline - time.monotonic(), 0.0))
+            proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
         except subprocess.TimeoutExpired:
             proc.terminate()
             try:
-                stdout, stderr = proc.communicate(timeout=grace_s)
+                proc.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                stdout, stderr = proc.communicate()
-        return stdout, stderr, proc.returncode
+                proc.wait()
+        for reader in readers:  # the pipes close when the process ends: what it wrote last is read
+            reader.join()
+        return "".join(stdout), "".join(stderr), proc.returncode
 
 
 def run_line(run: dict[str, Any], budget_steps: int) -> str:

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import time
 
 import gymnasium as gym
@@ -120,11 +121,42 @@ def test_the_wall_clock_guard_sends_a_sigterm_and_keeps_what_the_run_says():
     assert stdout.split() == ["started"] and code == -signal.SIGKILL and time.perf_counter() - start < 30
 
 
-def test_a_peer_run_takes_exactly_its_budget():
+def test_the_guard_passes_a_run_s_progress_on_as_it_comes():
+    """run_capped: a marked stderr line reaches ``progress`` while the run goes on (this child
+    waits for the file the callback writes, so it would sit until the cap if lines came only at
+    its end); other stderr lines are kept for the error message, not passed on."""
+    with tempfile.TemporaryDirectory() as tmp:
+        seen = os.path.join(tmp, "seen")
+        child = ("import os, sys, time\n"
+                 "print('a warning', file=sys.stderr, flush=True)\n"
+                 f"print({bench_gym.PROGRESS_MARK!r} + '10 of 20 steps', file=sys.stderr, flush=True)\n"
+                 f"while not os.path.exists({seen!r}):\n"
+                 "    time.sleep(0.01)\n"
+                 "print('done')\n")
+        lines: list[str] = []
+
+        def progress(line: str, **_: object) -> None:
+            lines.append(line)
+            open(seen, "w").close()
+
+        stdout, stderr, code = bench_gym.run_capped([sys.executable, "-c", child], cap_s=60.0, progress=progress)
+    assert code == 0 and stdout == "done\n" and lines == ["#   10 of 20 steps"]
+    assert stderr.splitlines() == ["a warning", bench_gym.PROGRESS_MARK + "10 of 20 steps"]
+
+
+def test_a_peer_run_takes_exactly_its_budget(capsys):
     pytest.importorskip("stable_baselines3")
     run = bench_gym.run_sb3("Pendulum-v1", "td3", 0, 450)
     assert run["env_steps"] == 450 and run["episodes"] == 2 and not run["capped"]
     assert run["env_steps_to_threshold"] is None and run["final_return"] < -200
+    assert bench_gym.PROGRESS_MARK not in capsys.readouterr().err  # 10 minutes apart: none in a short run
+    bench_gym.run_sb3("Pendulum-v1", "td3", 0, 450, progress_every_s=1e-9)  # then one line a step
+    reports = [line.removeprefix(bench_gym.PROGRESS_MARK) for line in capsys.readouterr().err.splitlines()
+               if line.startswith(bench_gym.PROGRESS_MARK)]
+    assert len(reports) == 450 and reports[0].startswith("Pendulum-v1 sb3-td3 seed 0: 1 of 450 steps, 0 episodes, "
+                                                        "last-100 average -")
+    assert reports[-1].startswith(f"Pendulum-v1 sb3-td3 seed 0: 450 of 450 steps, 2 episodes, last-100 average "
+                                  f"{run['final_return']:.2f} (threshold -200), ")
 
 
 def test_a_suspended_peer_run_continues_from_its_state(tmp_path):
