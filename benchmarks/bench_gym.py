@@ -116,8 +116,9 @@ BENCH_TASKS: dict[str, dict[str, Any]] = {
     "Pendulum-v1": {"threshold": -200.0, "budget_steps": 60_000, "num_envs": 1,
                     "budget_from": f"3 x rl-baselines3-zoo n_timesteps at {ZOO_COMMIT[:12]} (20,000: the window)"},
     # The zoo's default 1e6 would be 50 episodes of 20 arms, fewer than the window. 300 episodes
-    # are TASKS' budget for ours (which solves at about 100); a peer spends them in 1.1-1.7 h (SB3 steps the
-    # 20 arms 50-75 times a second here: 1,000-1,500 steps/s).
+    # are TASKS' budget for ours (which solves at about 100); SB3 steps the 20 arms 82-100 times a
+    # second here (1,650-2,000 steps/s, results/equal_steps.json), so a peer would spend them in
+    # 50-61 min, but every seed of both peers solved at episode 100, in 17-20 min.
     "UnityReacher-v0": {"threshold": 30.0, "budget_steps": 6_000_000, "num_envs": 20,
                         "budget_from": "no zoo entry: 300 episodes of 20 arms (ours' TASKS budget)"},
     "InvertedPendulum-v5": {"threshold": 950.0, "budget_steps": MUJOCO_BUDGET, "num_envs": 1,

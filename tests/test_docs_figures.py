@@ -846,6 +846,17 @@ def test_the_equal_step_comparison_is_its_results_file():
             finals = sorted(run["final_return"] for run in runs)
             expect(f"SB3's {name} reached {threshold:,g} on none of its {len(runs)} seeds within {budget:,} steps", doc)
             expect(f"averaged {finals[0]:,.2f} to {finals[-1]:,.2f}", doc)
+    arms = data["summary"]["UnityReacher-v0"]
+    if {"sb3-ddpg", "sb3-td3"} <= set(arms) and all(arms[m]["ratio_seconds"] is not None for m in arms):
+        # every method solved its median run: the prose gives the peers' ratios and their range of seconds
+        expect(f"SB3's DDPG needs {arms['sb3-ddpg']['ratio_env_steps']:.2f} and its TD3 "
+               f"{arms['sb3-td3']['ratio_env_steps']:.2f} times ours' environment steps", doc)
+        expect(f"{arms['sb3-ddpg']['ratio_seconds']:.2f} and {arms['sb3-td3']['ratio_seconds']:.2f} times ours' "
+               "wall-clock", doc)
+        for method, name in (("sb3-ddpg", "DDPG"), ("sb3-td3", "TD3")):
+            seconds = sorted(run["seconds_to_threshold"] for run in data["runs"]
+                             if run["task"] == "UnityReacher-v0" and run["method"] == method and run["solved"])
+            expect(f"{name} {seconds[0]:,.1f}-{seconds[-1]:,.1f} s", doc)
     car = data["summary"].get("MountainCarContinuous-v0")
     if car is not None:
         assert all(car[m]["solved"] == car[m]["seeds"] for m in car)
