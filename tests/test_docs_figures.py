@@ -864,3 +864,31 @@ def test_the_equal_step_comparison_is_its_results_file():
                f"its TD3 {car['sb3-td3']['ratio_env_steps']:.2f} times", doc)
         expect(f"{car['sb3-ddpg']['ratio_seconds']:.2f} and {car['sb3-td3']['ratio_seconds']:.2f} times its "
                "wall-clock", doc)
+
+
+def test_ours_on_the_peers_machine():
+    """Some peer runs ran on another CPU than ours' runs in equal_steps.json: the docs say which,
+    and give ours' runs on that CPU (equal_steps_ours_xeon.json) and the same-machine ratios."""
+    from benchmarks import bench_gym
+
+    data = json.loads((RESULTS / "equal_steps.json").read_text())
+    xeon = json.loads((RESULTS / "equal_steps_ours_xeon.json").read_text())
+    summary, _ = bench_gym.summary_and_table(xeon["tasks"], xeon["runs"])
+    assert summary == xeon["summary"]
+    cpu = {i: sitting["machine"]["cpu"] for i, sitting in enumerate(data["sittings"])}
+    unity = [run for run in data["runs"] if run["task"] == "UnityReacher-v0"]
+    assert {cpu[run["sitting"]] for run in unity if run["method"] != "ours"} == {xeon["machine"]["cpu"]}
+    assert {cpu[run["sitting"]] for run in unity if run["method"] == "ours"} != {xeon["machine"]["cpu"]}
+    doc = ("docs/gymnasium.md", (ROOT / "docs" / "gymnasium.md").read_text())
+    expect("Sittings 0-8 ran on a 2-core AMD EPYC, sittings 9-10", doc)
+    assert {cpu[i] for i in range(9)} == {"AMD EPYC"} and {cpu[9], cpu[10]} == {xeon["machine"]["cpu"]}
+    ours = xeon["summary"]["UnityReacher-v0"]["ours"]
+    peers = data["summary"]["UnityReacher-v0"]
+    expect(f"a median of {ours['median_env_steps']:,.0f} steps in {ours['median_seconds']:.1f} s", doc)
+    ratios = [round(peers[m]["median_seconds"] / ours["median_seconds"], 2) for m in ("sb3-ddpg", "sb3-td3")]
+    expect(f"peers' wall-clock is {ratios[0]:.2f} and {ratios[1]:.2f} times ours'", doc)
+    steps = sorted(run["env_steps_to_threshold"] for run in xeon["runs"] if run["task"] == "InvertedDoublePendulum-v5")
+    pole = xeon["summary"]["InvertedDoublePendulum-v5"]["ours"]
+    assert pole["solved"] == 5
+    expect(f"5/5 at {steps[0]:,}-{steps[-1]:,} steps, a median of {pole['median_env_steps']:,.0f} in "
+           f"{pole['median_seconds']:.1f} s", doc)
