@@ -38,8 +38,8 @@ environment). Ours: ``train.py --env ID`` with the settings of ``ddpg.tasks.TASK
 
 Each run is its own process with one torch thread (``--jobs`` runs at once, default 2: this
 machine has 2 cores); a peer run prints a ``#`` line with its steps, episodes and last-100
-average every 10 minutes (``PROGRESS_EVERY_S``). Per task the table gives, for each method: seeds solved within the
-budget, median environment steps and wall-clock to the threshold (a run not solved within
+average every 10 minutes (``PROGRESS_EVERY_S``). Per task the table gives, for each method:
+seeds solved within the budget, median environment steps and wall-clock to the threshold (a run not solved within
 the budget ranks worse than any solved one; "not within N steps" when the median run did
 not solve), the median final return (the last-100-episode average when the run stopped),
 and the step and wall-clock medians' ratios to ours where both solve (above 1: the peer
@@ -71,6 +71,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -421,7 +422,7 @@ def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float, 
 
 
 def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0, suspend_s: float | None = None,
-               progress: Any = print) -> tuple[str, str, int]:
+               progress: Callable[..., object] = print) -> tuple[str, str, int]:
     """``command``'s stdout, stderr and exit status; a SIGTERM at ``cap_s`` seconds, which the
     command answers by finishing early (train.py saves and exits 143, a peer run stops), and a
     SIGKILL ``grace_s`` later if it has not: a run that ignores the request must not hang the sweep.
