@@ -95,6 +95,9 @@ SEGMENT_SEED = 100_000
 PROGRESS_EVERY_S = 600.0
 # Marks a run's progress line on its stderr, which the sweep passes on to its own output.
 PROGRESS_MARK = "bench_gym progress: "
+# Serialises the sweep's lines: two runs' progress lines and the main thread's run lines come
+# from different threads, and print's separate writes of a line and its newline interleave.
+_SAY = threading.Lock()
 ZOO_COMMIT = "22e3ff2450fd92033f7f032915e1f64894a09584"
 # The zoo's budget for the three MuJoCo tasks, which it does not list: its ``default`` entry's
 # 1e6 steps would take a peer 2.8-4.6 h a run at SB3's 60-100 steps/s on this 2-core machine,
@@ -421,8 +424,16 @@ def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float, 
     return {**head, "solved": within_budget(result, budget_steps), **result}
 
 
+def say(line: str) -> None:
+    """Print ``line`` whole, as one write under a lock, so that lines the sweep's threads print
+    at the same moment do not run into each other in its log."""
+    with _SAY:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
 def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0, suspend_s: float | None = None,
-               progress: Callable[..., object] = print) -> tuple[str, str, int]:
+               progress: Callable[[str], object] = say) -> tuple[str, str, int]:
     """``command``'s stdout, stderr and exit status; a SIGTERM at ``cap_s`` seconds, which the
     command answers by finishing early (train.py saves and exits 143, a peer run stops), and a
     SIGKILL ``grace_s`` later if it has not: a run that ignores the request must not hang the sweep.
@@ -438,7 +449,7 @@ def run_capped(command: list[str], cap_s: float, grace_s: float = 120.0, suspend
             for line in stream:
                 lines.append(line)
                 if passes_on and line.startswith(PROGRESS_MARK):
-                    progress("#   " + line.removeprefix(PROGRESS_MARK).rstrip("\n"), flush=True)
+                    progress("#   " + line.removeprefix(PROGRESS_MARK).rstrip("\n"))
 
         readers = [threading.Thread(target=drain, args=(proc.stdout, stdout, False), daemon=True),
                    threading.Thread(target=drain, args=(proc.stderr, stderr, True), daemon=True)]
@@ -693,13 +704,13 @@ def main(argv: list[str] | None = None) -> int:
             if result is None or result.get("suspended"):
                 waiting += 1
                 if result is not None:
-                    print(f"{result['task']:26s} {result['method']:9s} seed {result['seed']}: suspended at "
-                          f"{result['env_steps']:,} steps ({result['episodes']} episodes)", flush=True)
+                    say(f"{result['task']:26s} {result['method']:9s} seed {result['seed']}: suspended at "
+                        f"{result['env_steps']:,} steps ({result['episodes']} episodes)")
                 continue
             run = {**result, "sitting": len(sittings) - 1}
             runs.append(run)
             runs.sort(key=_table_order)  # runs finish in any order; the file and table read in this one
-            print(run_line(run, tasks[run["task"]]["budget_steps"]), flush=True)
+            say(run_line(run, tasks[run["task"]]["budget_steps"]))
             write_results(out, record, runs)
             shutil.rmtree(state_of(run["task"], run["method"], run["seed"]), ignore_errors=True)
     if states.is_dir() and not any(states.iterdir()):

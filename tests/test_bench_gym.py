@@ -3,11 +3,13 @@ judges "solved" against it, and a stopped sweep continues where it stopped."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 
 import gymnasium as gym
@@ -135,13 +137,30 @@ def test_the_guard_passes_a_run_s_progress_on_as_it_comes():
                  "print('done')\n")
         lines: list[str] = []
 
-        def progress(line: str, **_: object) -> None:
+        def progress(line: str) -> None:
             lines.append(line)
             open(seen, "w").close()
 
         stdout, stderr, code = bench_gym.run_capped([sys.executable, "-c", child], cap_s=60.0, progress=progress)
     assert code == 0 and stdout == "done\n" and lines == ["#   10 of 20 steps"]
     assert stderr.splitlines() == ["a warning", bench_gym.PROGRESS_MARK + "10 of 20 steps"]
+
+
+def test_the_sweep_s_lines_are_whole_when_its_threads_print_at_once(monkeypatch):
+    """Two runs' progress lines and the sweep's run lines come from different threads: each is
+    one write of the line and its newline (print's two writes let another thread's line in
+    between, which ran two progress lines together in a real sweep's log), and the runs'
+    progress goes through it unless told otherwise."""
+    writes: list[str] = []
+    monkeypatch.setattr(sys, "stdout", type("Out", (), {"write": writes.append, "flush": lambda self: None})())
+    threads = [threading.Thread(target=lambda k=k: [bench_gym.say(f"#   run {k}: line {i}") for i in range(200)])
+               for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(writes) == sorted(f"#   run {k}: line {i}\n" for k in range(4) for i in range(200))
+    assert inspect.signature(bench_gym.run_capped).parameters["progress"].default is bench_gym.say
 
 
 def test_a_peer_run_takes_exactly_its_budget(capsys):
