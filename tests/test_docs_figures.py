@@ -830,8 +830,8 @@ def test_the_equal_step_comparison_is_its_results_file():
     summary = data["summary"]  # the "In short" paragraph
     assert all(summary[t]["ours"]["solved"] == summary[t]["ours"]["seeds"] == 5 for t in summary)
     solved = {m: sum(summary[t][m]["solved"] for t in summary) for m in ("sb3-ddpg", "sb3-td3")}
-    expect(f"Of their {sum(summary[t]['sb3-ddpg']['seeds'] for t in summary)} runs (3 seeds on {len(summary)} tasks), "
-           f"SB3's DDPG solved {solved['sb3-ddpg']} and its TD3 {solved['sb3-td3']}", doc)
+    expect(f"Of the {sum(summary[t]['sb3-ddpg']['seeds'] for t in summary)} runs each peer made (3 seeds on "
+           f"{len(summary)} tasks), SB3's DDPG solved {solved['sb3-ddpg']} and its TD3 {solved['sb3-td3']}", doc)
     every = {m: [t for t in summary if summary[t][m]["solved"] == summary[t][m]["seeds"]] for m in ("sb3-ddpg", "sb3-td3")}
     assert every["sb3-ddpg"] == ["MountainCarContinuous-v0", "Pendulum-v1", "UnityReacher-v0"]
     assert every["sb3-td3"] == every["sb3-ddpg"] + ["InvertedPendulum-v5"]
