@@ -39,14 +39,14 @@ environment). Ours: ``train.py --env ID`` with the settings of ``ddpg.tasks.TASK
 Each run is its own process with one torch thread (``--jobs`` runs at once, default 2: this
 machine has 2 cores); a peer run prints a ``#`` line with its steps, episodes and last-100
 average every 10 minutes (``PROGRESS_EVERY_S``). Per task the table gives, for each method:
-seeds solved within the budget, median environment steps and wall-clock to the threshold (a run not solved within
-the budget ranks worse than any solved one; "not within N steps" when the median run did
-not solve), the median final return (the last-100-episode average when the run stopped),
-and the step and wall-clock medians' ratios to ours where both solve (above 1: the peer
-needs more). The results file (``--out``) is rewritten after every run: the same command
+seeds solved within the budget, median environment steps and wall-clock to the threshold (a run
+not solved within the budget ranks worse than any solved one; "not within N steps" when the
+median run did not solve), the median final return (the last-100-episode average when the run
+stopped), and the step and wall-clock medians' ratios to ours where both solve (above 1: the
+peer needs more). The results file (``--out``) is rewritten after every run: the same command
 run again after a stop skips the (task, method, seed) runs already in it.
 
-A peer run of 300,000 steps takes 78-85 minutes here, so a sitting of a few hours would
+A peer run of 300,000 steps takes 58-85 minutes here, so a sitting of a few hours would
 leave its last hour idle or lose the runs under way. ``--suspend-after-s S`` suspends the
 peer runs under way after S seconds instead: each keeps its model, replay buffer and
 returns so far in ``OUT.suspended/`` (git-ignored) and the same command, run again,

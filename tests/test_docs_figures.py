@@ -802,83 +802,74 @@ def test_the_equal_step_comparison_is_its_results_file():
     summary, table = bench_gym.summary_and_table(data["tasks"], data["runs"])
     assert summary == data["summary"]
     assert table in (ROOT / "docs" / "gymnasium.md").read_text(), "docs/gymnasium.md should hold equal_steps.txt's table"
-    pendulum = data["summary"]["Pendulum-v1"]
     doc = ("docs/gymnasium.md", (ROOT / "docs" / "gymnasium.md").read_text())
+    peers = (("sb3-ddpg", "DDPG"), ("sb3-td3", "TD3"))
+    runs_of = {(task, method): [run for run in data["runs"] if run["task"] == task and run["method"] == method]
+               for task in data["tasks"] for method in bench_gym.METHODS}
+    for task in data["tasks"]:  # complete: the prose's "seeds 0-4 of ours and 0-2 of each peer"
+        seeds = {m: sorted(run["seed"] for run in runs_of[task, m]) for m in bench_gym.METHODS}
+        assert seeds == {"ours": [0, 1, 2, 3, 4], "sb3-ddpg": [0, 1, 2], "sb3-td3": [0, 1, 2]}, (task, seeds)
+    expect("**Measured at equal budgets** (`benchmarks/results/equal_steps.{json,txt}`; seeds 0-4 of ours and "
+           "0-2 of each peer", doc)
+    pendulum = summary["Pendulum-v1"]
     expect(f"SB3's DDPG needs {pendulum['sb3-ddpg']['ratio_env_steps']:.2f} times ours' environment steps and its TD3 "
            f"{pendulum['sb3-td3']['ratio_env_steps']:.2f} times", doc)
-    low, high = sorted(pendulum[m]["ratio_seconds"] for m in ("sb3-ddpg", "sb3-td3"))
+    low, high = sorted(pendulum[m]["ratio_seconds"] for m, _ in peers)
     expect(f"and {low:.2f}-{high:.2f} times the wall-clock", doc)
-    pole = data["summary"].get("InvertedPendulum-v5")
-    if pole is not None:  # measured: the prose counts what the file holds
-        assert pole["ours"]["solved"] == pole["ours"]["seeds"] == 5  # the prose's range: the loop below
-        assert pole["sb3-ddpg"]["solved"] == 0  # its sentence: the per-task loop below
-        td3 = pole["sb3-td3"]  # its "solved N of M": the per-task loop below
-        if td3["ratio_env_steps"] is not None:
-            expect(f"{td3['ratio_env_steps']:.2f} times ours' median steps", doc)
-            expect(f"{td3['ratio_seconds']:.2f} times its wall-clock", doc)
-    for task in ("InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5", "UnityReacher-v0"):
-        ours = [run for run in data["runs"] if run["task"] == task and run["method"] == "ours"]
-        if ours:  # measured: the prose gives the range of ours' steps to the threshold
-            assert all(run["solved"] for run in ours), task
-            steps = sorted(run["env_steps_to_threshold"] for run in ours)
-            expect(f"On {task} ours solved all {len(ours)} seeds at", doc)
-            expect(f"{steps[0]:,}-{steps[-1]:,} steps", doc)
-    for task in data["tasks"]:  # complete: the prose's "seeds 0-4 of ours and 0-2 of each peer"
-        seeds = {m: sorted(run["seed"] for run in data["runs"] if run["task"] == task and run["method"] == m)
-                 for m in bench_gym.METHODS}
-        assert seeds == {"ours": [0, 1, 2, 3, 4], "sb3-ddpg": [0, 1, 2], "sb3-td3": [0, 1, 2]}, (task, seeds)
-    summary = data["summary"]  # the "In short" paragraph
+    pole = summary["InvertedPendulum-v5"]
+    assert pole["sb3-ddpg"]["solved"] == 0  # its sentence: the per-task loop below
+    td3 = pole["sb3-td3"]  # its "solved N of M": the per-task loop below
+    expect(f"{td3['ratio_env_steps']:.2f} times ours' median steps", doc)
+    expect(f"{td3['ratio_seconds']:.2f} times its wall-clock", doc)
+    # The "In short" paragraph.
     assert all(summary[t]["ours"]["solved"] == summary[t]["ours"]["seeds"] == 5 for t in summary)
-    solved = {m: sum(summary[t][m]["solved"] for t in summary) for m in ("sb3-ddpg", "sb3-td3")}
+    solved = {m: sum(summary[t][m]["solved"] for t in summary) for m, _ in peers}
     expect(f"Of the {sum(summary[t]['sb3-ddpg']['seeds'] for t in summary)} runs each peer made (3 seeds on "
            f"{len(summary)} tasks), SB3's DDPG solved {solved['sb3-ddpg']} and its TD3 {solved['sb3-td3']}", doc)
-    every = {m: [t for t in summary if summary[t][m]["solved"] == summary[t][m]["seeds"]] for m in ("sb3-ddpg", "sb3-td3")}
+    every = {m: [t for t in summary if summary[t][m]["solved"] == summary[t][m]["seeds"]] for m, _ in peers}
     assert every["sb3-ddpg"] == ["MountainCarContinuous-v0", "Pendulum-v1", "UnityReacher-v0"]
     assert every["sb3-td3"] == every["sb3-ddpg"] + ["InvertedPendulum-v5"]
     expect("each peer all 3 seeds on MountainCarContinuous-v0, Pendulum-v1 and UnityReacher-v0, and TD3 on "
            "InvertedPendulum-v5 too", doc)
-    ratios = [summary[t][m] for t in summary for m in ("sb3-ddpg", "sb3-td3") if summary[t][m]["ratio_env_steps"]]
+    ratios = [summary[t][m] for t in summary for m, _ in peers if summary[t][m]["ratio_env_steps"]]
     steps, seconds = sorted(r["ratio_env_steps"] for r in ratios), sorted(r["ratio_seconds"] for r in ratios)
     expect(f"it needed {steps[0]:.2f}-{steps[-1]:.2f} times ours' environment steps and {seconds[0]:.2f}-"
            f"{seconds[-1]:.2f} times ours' wall-clock", doc)
-    unsolved = [t for t in summary if all(summary[t][m]["ratio_env_steps"] is None for m in ("sb3-ddpg", "sb3-td3"))]
+    unsolved = [t for t in summary if all(summary[t][m]["ratio_env_steps"] is None for m, _ in peers)]
     assert unsolved == ["InvertedDoublePendulum-v5", "Reacher-v5"]
     expect("On InvertedDoublePendulum-v5 and Reacher-v5 neither peer's median run reached the threshold within "
            "300,000 steps", doc)
     hours = {m: sum(run["wall_s"] for run in data["runs"] if run["method"] == m) / 3600 for m in bench_gym.METHODS}
     expect(f"The runs above add up to {sum(hours.values()):.1f} hours of one core (ours {hours['ours']:.1f} of them), "
            f"about {sum(hours.values()) / 2:.0f} hours two at a time", doc)
-    expect("**Measured at equal budgets** (`benchmarks/results/equal_steps.{json,txt}`; seeds 0-4 of ours and "
-           "0-2 of each peer", doc)
     for task in ("InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5", "UnityReacher-v0"):
+        steps = sorted(run["env_steps_to_threshold"] for run in runs_of[task, "ours"])  # all solved: above
+        expect(f"On {task} ours solved all 5 seeds at", doc)
+        expect(f"{steps[0]:,}-{steps[-1]:,} steps", doc)
         threshold, budget = data["tasks"][task]["threshold"], data["tasks"][task]["budget_steps"]
-        for method, name in (("sb3-ddpg", "DDPG"), ("sb3-td3", "TD3")):
-            runs = [run for run in data["runs"] if run["task"] == task and run["method"] == method]
+        for method, name in peers:
+            runs = runs_of[task, method]
             if any(run["solved"] for run in runs):  # the solved ones' figures are the table's
                 expect(f"SB3's {name} solved {sum(run['solved'] for run in runs)} of {len(runs)}", doc)
                 continue
             finals = sorted(run["final_return"] for run in runs)
             expect(f"SB3's {name} reached {threshold:,g} on none of its {len(runs)} seeds within {budget:,} steps", doc)
             expect(f"averaged {finals[0]:,.2f} to {finals[-1]:,.2f}", doc)
-    arms = data["summary"]["UnityReacher-v0"]
-    if {"sb3-ddpg", "sb3-td3"} <= set(arms) and all(arms[m]["ratio_seconds"] is not None for m in arms):
-        # every method solved its median run: the prose gives the peers' ratios and their range of seconds
-        expect(f"SB3's DDPG needs {arms['sb3-ddpg']['ratio_env_steps']:.2f} and its TD3 "
-               f"{arms['sb3-td3']['ratio_env_steps']:.2f} times ours' environment steps", doc)
-        expect(f"{arms['sb3-ddpg']['ratio_seconds']:.2f} and {arms['sb3-td3']['ratio_seconds']:.2f} times ours' "
-               "wall-clock", doc)
-        for method, name in (("sb3-ddpg", "DDPG"), ("sb3-td3", "TD3")):
-            seconds = sorted(run["seconds_to_threshold"] for run in data["runs"]
-                             if run["task"] == "UnityReacher-v0" and run["method"] == method and run["solved"])
-            expect(f"{name} {seconds[0]:,.1f}-{seconds[-1]:,.1f} s", doc)
-    car = data["summary"].get("MountainCarContinuous-v0")
-    if car is not None:
-        assert all(car[m]["solved"] == car[m]["seeds"] for m in car)
-        expect(f"SB3's DDPG needs {car['sb3-ddpg']['ratio_env_steps']:.2f} times ours' environment steps on it and "
-               f"its TD3 {car['sb3-td3']['ratio_env_steps']:.2f} times", doc)
-        expect(f"{car['sb3-ddpg']['ratio_seconds']:.2f} and {car['sb3-td3']['ratio_seconds']:.2f} times its "
-               "wall-clock", doc)
-
+    # UnityReacher-v0: every method solved its median run; the prose gives the peers' ratios and their seconds.
+    arms = summary["UnityReacher-v0"]
+    expect(f"SB3's DDPG needs {arms['sb3-ddpg']['ratio_env_steps']:.2f} and its TD3 "
+           f"{arms['sb3-td3']['ratio_env_steps']:.2f} times ours' environment steps", doc)
+    expect(f"{arms['sb3-ddpg']['ratio_seconds']:.2f} and {arms['sb3-td3']['ratio_seconds']:.2f} times ours' "
+           "wall-clock", doc)
+    for method, name in peers:
+        seconds = sorted(run["seconds_to_threshold"] for run in runs_of["UnityReacher-v0", method] if run["solved"])
+        expect(f"{name} {seconds[0]:,.1f}-{seconds[-1]:,.1f} s", doc)
+    car = summary["MountainCarContinuous-v0"]
+    assert all(car[m]["solved"] == car[m]["seeds"] for m in car)
+    expect(f"SB3's DDPG needs {car['sb3-ddpg']['ratio_env_steps']:.2f} times ours' environment steps on it and "
+           f"its TD3 {car['sb3-td3']['ratio_env_steps']:.2f} times", doc)
+    expect(f"{car['sb3-ddpg']['ratio_seconds']:.2f} and {car['sb3-td3']['ratio_seconds']:.2f} times its "
+           "wall-clock", doc)
 
 def test_ours_on_the_peers_machine():
     """Some peer runs ran on another CPU than ours' runs in equal_steps.json: the docs say which,
