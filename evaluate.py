@@ -54,7 +54,7 @@ def summarise(scores: np.ndarray) -> dict[str, float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="evaluate.py", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="evaluate.py", description=__doc__.splitlines()[0])
     p.add_argument("--run", metavar="DIR", default=None,
                    help="a run folder written by train.py (the architecture comes from its run.json)")
     p.add_argument("--actor", default=None, help=f"actor state_dict, any layer sizes (default: {DEFAULT_ACTOR.name})")

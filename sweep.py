@@ -120,7 +120,7 @@ def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], a
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = argparse.ArgumentParser(allow_abbrev=False,
         description="Run seeds x configurations of train.py as Ray Tune trials (one CPU each); "
                     "options after -- go to every train.py run.")
     p.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 of every configuration (default 5)")

@@ -27,7 +27,7 @@ import torch
 
 from ddpg import callbacks, reproducible, rundir
 from ddpg.agents import LEARNERS, make_agent
-from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.cli import finite_float, given_options, json_object, non_negative_int, positive_int
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.run_config import UNSET, RunConfig, resolve
 from ddpg.solved import SOLVE_SCORE
@@ -41,7 +41,7 @@ __all__ = ["build_parser", "main"]
 # ----------------------------------------------------------------------------- CLI
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    p = argparse.ArgumentParser(
+    p = argparse.ArgumentParser(allow_abbrev=False,
         description="Train DDPG on the multi-agent Reacher; writes checkpoints, scores.csv, "
                     "run.json and scores.png into --out.")
     p.add_argument("--episodes", type=positive_int, default=None,
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"decisions per episode (default: the task's limit; Reacher: {EPISODE_DECISIONS}, "
                         "which is also its maximum)")
     p.add_argument("--no-stop", action="store_true", help="keep training after the task is solved")
-    p.add_argument("--target", type=float, default=None,
+    p.add_argument("--target", type=finite_float, default=None,
                    help=f"solve threshold of the 100-episode average (default: Reacher {SOLVE_SCORE:g}; "
                         "a Gymnasium task's from ddpg.tasks.TASKS or its spec's reward_threshold)")
     p.add_argument("--config", type=json_object, default={},
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--good-score", type=_good_score, default=UNSET,
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
                         f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
-                        "off on Gymnasium tasks; 'nan' turns it off)")
+                        "off on Gymnasium tasks; 'off' turns it off)")
     p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"schedule: updates per learning step while the policy is good "
                         f"(default {GOOD_UPDATES}: learning pauses)")
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         parser.error(f"--resume: {exc}")
     try:
-        cfg = resolve(args, set(typed), record, command)
+        cfg = resolve(args, given_options(parser, typed), record, command)
         reproducible.ensure(cfg.reproducible, command_line=argv is None)
         rundir.check_out_dir(cfg.out, allow_existing_run=cfg.force or cfg.resume is not None)
     except (ValueError, reproducible.NotPinned) as exc:

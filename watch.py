@@ -188,7 +188,7 @@ def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.Pat
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options (also used by the tests)."""
-    parser = argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(allow_abbrev=False,
         prog="watch.py",
         description="Reload the trained checkpoints and watch the arms: the MuJoCo viewer when a "
         "display exists, otherwise (or with --out / --no-viewer) a video file written headless.")

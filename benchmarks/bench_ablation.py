@@ -172,7 +172,7 @@ def write_outputs(runs: list[dict[str, Any]], command: str) -> list[dict[str, An
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="DDPG variants and ablations over seeds on Reacher, via sweep.py")
+    p = argparse.ArgumentParser(allow_abbrev=False, description="DDPG variants and ablations over seeds on Reacher, via sweep.py")
     p.add_argument("--variants", default=",".join(VARIANTS),
                    help=f"comma-separated names (default: all): {', '.join(VARIANTS)}")
     p.add_argument("--seeds", type=positive_int, default=5)

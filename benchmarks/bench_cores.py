@@ -158,7 +158,7 @@ def overlap(repeats: int, decisions: int, updates: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=positive_int, default=15, help="timed blocks per figure (default 15)")
     parser.add_argument("--decisions", type=positive_int, default=200, help="decisions per overlap block (default 200)")
     parser.add_argument("--updates", type=positive_int, default=200,

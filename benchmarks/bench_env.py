@@ -27,7 +27,7 @@ def decisions_per_second(env: ReacherEnvironment, actions: np.ndarray) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=20)
     parser.add_argument("--decisions", type=int, default=4000, help="decisions per timed run (episodes restart by themselves)")
     parser.add_argument("--repeats", type=int, default=7)

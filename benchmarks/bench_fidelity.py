@@ -43,7 +43,7 @@ CAPS_AND_CONST = REFERENCE / "unity_6_1_100_arm_episodes_and_const.txt"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=50, help="episodes of 20 arms per policy (default 50)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")

@@ -200,9 +200,7 @@ def run_sb3(task: str, algo: str, seed: int, budget_steps: int, state: Path | No
     from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    import reacher
-
-    reacher.register_with_gymnasium()
+    import reacher  # noqa: F401 (importing it registers UnityReacher-v0)
 
     torch.set_num_threads(1)
     spec, zoo = BENCH_TASKS[task], dict(ZOO[task])
@@ -595,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         state = Path(argv[5]) if len(argv) > 5 else None
         print(json.dumps(run_method(argv[1], argv[2], int(argv[3]), int(argv[4]), state)))
         return 0
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     p.add_argument("--tasks", nargs="+", choices=list(BENCH_TASKS), default=list(BENCH_TASKS))
     p.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     p.add_argument("--seeds", default="5",

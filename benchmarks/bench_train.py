@@ -42,7 +42,7 @@ import torch
 
 from ddpg import reproducible
 from ddpg.agents import LEARNERS, make_agent
-from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.cli import finite_float, json_object, non_negative_int, positive_int
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.rundir import git_commit, write_json
 from ddpg.solved import SOLVE_SCORE, median_with_unsolved, solved_at
@@ -179,7 +179,7 @@ def _seed_line(r: dict, cap: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     p.add_argument("--seeds", default="5",
                    help="a count N: N seeds from --first-seed on (default 5: seeds 0-4); or seeds and ranges, "
                         "'0-19', '0,3,7-9'")
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agents", type=positive_int, default=20)
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of config overrides, as train.py --config")
-    p.add_argument("--good-score", type=float, default=None,
+    p.add_argument("--good-score", type=finite_float, default=None,
                    help=f"train.py's schedule: after an episode scoring at least this (mean over arms), "
                         f"make --good-updates updates per learning step; negative: off (default {GOOD_SCORE:g}; "
                         "one arm: tasks.REACHER_ONE_ARM's, off)")

@@ -113,7 +113,7 @@ def run_child(python: Path | str, mode: str, args: argparse.Namespace, n: int) -
 
 def main() -> None:
     """Print the medians, with the machine they were measured on."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=1000, help="steps per timed block")
     parser.add_argument("--repeats", type=int, default=5, help="timed blocks; median taken")
     parser.add_argument("--port", type=int, default=5105, help="client port (worker 0)")

@@ -21,7 +21,7 @@ RUNS = ((20, 2024), (1, 2025))  # (arms, environment seed)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=100)
     args = parser.parse_args()
     agent = load_agent(ROOT / "checkpoint_actor.pth", ROOT / "checkpoint_critic.pth")

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_updates: int) -> argparse.ArgumentParser:
     """The arguments every probe takes, with that probe's defaults."""
-    p = argparse.ArgumentParser(description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=non_negative_int, default=seed)
     p.add_argument("--episodes", type=positive_int, default=episodes)
     p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")

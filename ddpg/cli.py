@@ -8,6 +8,7 @@ expected form (argparse then prints the usage and exits with status 2, without a
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 from dataclasses import asdict, fields
@@ -33,6 +34,17 @@ def positive_int(text: str) -> int:
 def non_negative_int(text: str) -> int:
     """An integer >= 0 (seeds)."""
     return _int_at_least(0, text, "a non-negative integer")
+
+
+def finite_float(text: str) -> float:
+    """Any finite number: 'nan' and 'inf' would reach run.json, which JSON cannot hold."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def positive_float(text: str) -> float:
@@ -64,6 +76,17 @@ def json_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, got {type(value).__name__}")
     return value
+
+
+def given_options(parser: argparse.ArgumentParser, argv: list[str]) -> set[str]:
+    """The options ``argv`` sets, each named ``--dest`` (``--max-t``) whatever its spelling:
+    ``--seed 5``, ``--seed=5`` and an alias (``--max-episodes`` for ``--episodes``) all count,
+    so a check of what was given cannot be sidestepped by the form it was typed in. ``argv``
+    must already parse (parse it first: this parse's errors would name a copy)."""
+    probe = copy.deepcopy(parser)
+    for action in probe._actions:  # no defaults: only what argv gives lands in the namespace
+        action.default = argparse.SUPPRESS
+    return {"--" + dest.replace("_", "-") for dest in vars(probe.parse_args(argv))}
 
 
 def is_number(value: Any) -> bool:

@@ -22,9 +22,11 @@ from reacher.environment import EPISODE_DECISIONS
 
 UNSET: Any = object()  # --good-score left out: its default depends on the task
 
-# What a resumed run keeps from its record, whatever the command line says.
-FIXED_ON_RESUME = ("--seed", "--config", "--learner", "--agents", "--max-t", "--unity", "--out", "--good-score",
-                   "--good-updates", "--threads", "--force", "--env", "--num-envs", "--target", "--reproducible")
+# What --resume applies: the budgets and how the run is saved and shown. Every other option
+# is the run's own (run.json has it) and refused on resume, so none is ever silently dropped;
+# an option added later is refused until it is added here.
+APPLIED_ON_RESUME = ("--resume", "--episodes", "--max-env-steps", "--no-stop", "--save-every", "--save-buffer",
+                     "--tensorboard", "--quiet", "--no-progress", "--animate", "--animate-every")
 
 
 @dataclass(frozen=True)
@@ -59,12 +61,14 @@ class RunConfig:
 
 
 def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None, command: str) -> RunConfig:
-    """The run's configuration from the parsed command line (``given``: the options typed),
+    """The run's configuration from the parsed command line (``given``: the options set, as
+    ``ddpg.cli.given_options`` names them),
     and the record of the run ``--resume`` continues. ValueError says what is wrong."""
     if record is not None:
-        fixed = sorted(given & set(FIXED_ON_RESUME))
+        fixed = sorted(given - set(APPLIED_ON_RESUME))
         if fixed:
-            raise ValueError(f"--resume continues a run with its own settings; leave out {', '.join(fixed)}")
+            raise ValueError(f"--resume continues a run with its own settings (run.json); leave out {', '.join(fixed)} "
+                             f"(on resume only {', '.join(APPLIED_ON_RESUME[1:])} apply)")
         return _resumed(args, given, record, command)
     env_id = args.env
     if env_id == DEFAULT_ENV:
@@ -143,4 +147,4 @@ def _config(args: argparse.Namespace, env_id: str, n_agents: int, seed: int, lea
                      quiet=args.quiet, progress=not args.no_progress, command=command, record=record)
 
 
-__all__ = ["FIXED_ON_RESUME", "UNSET", "RunConfig", "resolve"]
+__all__ = ["APPLIED_ON_RESUME", "UNSET", "RunConfig", "resolve"]

@@ -184,9 +184,7 @@ def environment_spec(env_id: str) -> Any:
     expected form for an id Gymnasium does not know."""
     import gymnasium as gym
 
-    import reacher
-
-    reacher.register_with_gymnasium()
+    import reacher  # noqa: F401 (importing it registers UnityReacher-v0)
     try:
         return gym.spec(env_id)
     except gym.error.Error as exc:

@@ -3,24 +3,39 @@
 `ReacherEnvironment` has the interface of `unityagents.UnityEnvironment` 0.4, so
 course code runs unchanged apart from the line that creates the environment.
 
-Importing the package only defines names. Two things are explicit calls:
-`register_with_gymnasium()` makes `gymnasium.make("UnityReacher-v0")` work (ddpg.tasks calls
-it), and the headless GL choice is made where MuJoCo is loaded (`reacher.mujoco_gl`).
+Importing the package registers `UnityReacher-v0` with Gymnasium, as Gymnasium's own
+plug-ins do (ale_py, gymnasium_robotics): `import reacher` then `gymnasium.make("UnityReacher-v0")`,
+or `gymnasium.make("reacher:UnityReacher-v0")`, which imports this package itself. The entry
+points are strings, so MuJoCo is not loaded until an environment is made, and where Gymnasium
+is not installed (the course's old unityagents venv runs `reacher.launch`) nothing is
+registered. The headless GL choice is made where MuJoCo is loaded (`reacher.mujoco_gl`).
 """
 
 from typing import Any
 
 GYMNASIUM_ID = "UnityReacher-v0"
+# The original's episode length (reacher.environment.EPISODE_DECISIONS) and the course's solve
+# score (ddpg.solved.SOLVE_SCORE), defined here so that the registration below can state them
+# without loading anything: generic tools read them from the spec (Gymnasium's TimeLimit, SB3's zoo).
+MAX_EPISODE_STEPS = 1000
+REWARD_THRESHOLD = 30.0
 
 
 def register_with_gymnasium() -> None:
-    """`gymnasium.make(GYMNASIUM_ID)` and `make_vec` (reacher/gym_env.py); idempotent. Entry
-    points are strings, so nothing heavy is imported until an environment is made."""
+    """Register `GYMNASIUM_ID` (`make` and `make_vec`: reacher/gym_env.py) if it is not yet;
+    importing the package already did, so this is only for code written before it did."""
     import gymnasium
 
     if GYMNASIUM_ID not in gymnasium.registry:
         gymnasium.register(id=GYMNASIUM_ID, entry_point="reacher.gym_env:ReacherGymEnv",
-                           vector_entry_point="reacher.gym_env:ReacherVectorEnv")
+                           vector_entry_point="reacher.gym_env:ReacherVectorEnv",
+                           max_episode_steps=MAX_EPISODE_STEPS, reward_threshold=REWARD_THRESHOLD)
+
+
+try:
+    register_with_gymnasium()
+except ImportError:  # no Gymnasium here (the course's unityagents venv): nothing to register with
+    pass
 
 
 # Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).

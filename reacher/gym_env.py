@@ -1,7 +1,7 @@
 """The built-in Reacher behind Gymnasium's interface: `UnityReacher-v0`.
 
     import gymnasium as gym
-    import reacher; reacher.register_with_gymnasium()  # makes UnityReacher-v0
+    import reacher  # registers UnityReacher-v0 (or gym.make("reacher:UnityReacher-v0") alone)
 
     env = gym.make("UnityReacher-v0")                       # one arm, a gymnasium.Env
     envs = gym.make_vec("UnityReacher-v0", num_envs=20, vectorization_mode="vector_entry_point")
@@ -18,8 +18,10 @@ Spaces and episodes:
     reward: per decision, 0.01 for each of its 4 physics steps with the hand in the goal
         (0 to 0.04; an episode scores at most about 40);
     terminated: always False (the task has no terminal state);
-    truncated: True at decision 1000, the original's episode length (the environment
-        counts the decisions itself: no TimeLimit wrapper is added).
+    truncated: True at decision 1000, the original's episode length. The spec says so
+        (``max_episode_steps=1000``, with ``reward_threshold=30.0``, the course's solve
+        score), so ``make`` adds Gymnasium's TimeLimit at the same step; the vector
+        environment takes ``max_episode_steps`` (at most 1000) as ``make_vec`` passes it.
 
 Seeding: `reset(seed=s)` re-seeds the goals' start angles and speeds (the only random
 draws of the task); the same seed and actions give the same observations.
@@ -101,9 +103,15 @@ class ReacherVectorEnv(VectorEnv):
                                           "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 20, goal_size: float = 5.0, goal_speed: float = 1.0,
-                 render_mode: str | None = None, width: int = 640, height: int = 480) -> None:
+                 render_mode: str | None = None, width: int = 640, height: int = 480,
+                 max_episode_steps: int = EPISODE_DECISIONS) -> None:
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) \
+                or not 1 <= max_episode_steps <= EPISODE_DECISIONS:
+            raise ValueError(f"max_episode_steps must be a whole number from 1 to {EPISODE_DECISIONS} (the original's "
+                             f"episode length), got {max_episode_steps!r}")
+        self.max_episode_steps = max_episode_steps
         self.num_envs = int(num_envs)
         self.single_observation_space = OBSERVATION_SPACE
         self.single_action_space = ACTION_SPACE
@@ -142,7 +150,7 @@ class ReacherVectorEnv(VectorEnv):
             return self._restart(), np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), {}
         info = self._env.step(np.asarray(actions, dtype=np.float64).reshape(n, ACTION_SIZE))[BRAIN_NAME]
         self._decisions += 1
-        self._needs_reset = self._decisions >= EPISODE_DECISIONS
+        self._needs_reset = self._decisions >= self.max_episode_steps
         truncated = np.full(n, self._needs_reset)
         return (info.vector_observations.astype(np.float32), np.asarray(info.rewards, dtype=np.float64),
                 np.zeros(n, dtype=bool), truncated, {})

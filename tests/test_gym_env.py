@@ -13,29 +13,58 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
-import reacher
+from ddpg.solved import SOLVE_SCORE
 from reacher import BRAIN_NAME, ReacherEnvironment
+from reacher.environment import EPISODE_DECISIONS
 from reacher.gym_env import ReacherGymEnv
 
-reacher.register_with_gymnasium()
 REST = np.array([0.0, -4.0, 0.0])
 
 
-def test_importing_the_packages_registers_nothing_and_loads_no_mujoco():
-    """Registration and the GL choice are explicit: importing reacher, or ddpg's tasks, does neither."""
-    code = ("import os, sys, gymnasium, reacher, ddpg.tasks\n"
+def test_importing_reacher_registers_the_task_and_loads_no_mujoco():
+    """Gymnasium's plug-in convention: importing the package registers UnityReacher-v0, with
+    string entry points, so MuJoCo is not loaded and no GL backend chosen until a make."""
+    code = ("import os, sys, gymnasium, reacher\n"
             "print('UnityReacher-v0' in gymnasium.registry, 'mujoco' in sys.modules, 'MUJOCO_GL' in os.environ)")
     env = {k: v for k, v in os.environ.items() if k != "MUJOCO_GL"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
-    assert done.stdout.split() == ["False", "False", "False"]
+    assert done.stdout.split() == ["True", "False", "False"]
 
 
-def test_register_with_gymnasium_registers_the_environment():
-    reacher.register_with_gymnasium()  # again: a no-op
-    assert reacher.GYMNASIUM_ID == "UnityReacher-v0"
+@pytest.mark.parametrize("code", [
+    # Gymnasium's module:id form imports the module and expects the id registered by then.
+    "import gymnasium as gym; env = gym.make('reacher:UnityReacher-v0')",
+    "import gymnasium as gym, reacher; env = gym.make('UnityReacher-v0')",
+    "import gymnasium as gym, reacher; env = gym.make_vec('UnityReacher-v0', num_envs=2, "
+    "vectorization_mode='vector_entry_point')",
+])
+def test_make_works_from_a_fresh_interpreter(code):
+    check = code + ("; obs, _ = env.reset(seed=0); print(env.spec.max_episode_steps, env.spec.reward_threshold, "
+                    "tuple(obs.shape))")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["1000", "30.0"]
+
+
+def test_the_spec_carries_the_episode_limit_and_the_solve_score():
     spec = gym.spec("UnityReacher-v0")
-    assert spec.entry_point == "reacher.gym_env:ReacherGymEnv"
-    assert spec.vector_entry_point == "reacher.gym_env:ReacherVectorEnv"
+    assert spec.max_episode_steps == EPISODE_DECISIONS == 1000
+    assert spec.reward_threshold == SOLVE_SCORE == 30.0
+    env = gym.make("UnityReacher-v0")  # TimeLimit truncates at the same decision as the task itself
+    env.reset(seed=0)
+    ends = [env.step(np.zeros(4, dtype=np.float32))[3] for _ in range(EPISODE_DECISIONS)]
+    assert ends.index(True) == EPISODE_DECISIONS - 1
+    env.close()
+
+
+def test_the_vector_environment_takes_a_shorter_limit_and_refuses_a_longer_one():
+    envs = gym.make_vec("UnityReacher-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=3)
+    envs.reset(seed=0)
+    truncated = [envs.step(np.zeros((2, 4), dtype=np.float32))[3].all() for _ in range(3)]
+    assert truncated == [False, False, True]
+    envs.close()
+    with pytest.raises(ValueError, match="from 1 to 1000"):
+        gym.make_vec("UnityReacher-v0", num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=1001)
 
 
 def test_single_arm_passes_gymnasiums_checker():

@@ -178,6 +178,10 @@ def test_cli_step_budget_and_its_resume(tmp_path, capsys) -> None:
     (["--learner", "quick"], "invalid choice: 'quick'"),
     (["--unity", "no/such/Reacher.x86_64"], "--unity: no such file"),
     (["--unity", "STANDIN"], "unityagents"),  # this venv has no unityagents client
+    (["--target", "nan"], "--target: expected a finite number, got 'nan'"),
+    (["--target=inf"], "--target: expected a finite number, got 'inf'"),
+    (["--good-score", "nan"], "expected a finite number or 'off'"),
+    (["--see", "3"], "unrecognized arguments: --see"),
 ])
 def test_bad_cli_arguments_exit_2_with_clear_message(args, message, capsys, tmp_path) -> None:
     standin = Path(train_mod.__file__).parent / "Reacher_Linux_NoVis" / "Reacher.x86_64"
@@ -276,7 +280,17 @@ def test_output_folder_is_checked_before_training(tmp_path, capsys) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--resume", "nowhere"], "is not a run folder"),
     (["--resume", "RUN", "--seed", "3"], "leave out --seed"),
+    # Every spelling counts: '=' forms, and an alias of an option.
+    (["--resume", "RUN", "--episodes", "3", "--seed=5"], "leave out --seed"),
+    (["--resume", "RUN", "--episodes", "3", '--config={"tau": 0.5}'], "leave out --config"),
+    (["--resume", "RUN", "--episodes", "3", "--config", '{"tau": 0.5}'], "leave out --config"),
+    (["--resume", "RUN", "--episodes", "3", "--target=20", "--learner=readable"], "leave out --learner, --target"),
+    (["--resume", "RUN", "--episodes", "3", "--out=elsewhere"], "leave out --out"),
     (["--resume", "RUN", "--episodes", "1"], "already has 1 episodes"),
+    (["--resume", "RUN", "--max-episodes=1"], "already has 1 episodes"),  # the alias is applied
+    # Abbreviations are refused, rather than taken for the option they begin.
+    (["--resume", "RUN", "--episodes", "3", "--conf", '{"tau": 0.5}'], "unrecognized arguments: --conf"),
+    (["--resume", "RUN", "--epi", "3"], "unrecognized arguments: --epi"),
 ])
 def test_bad_resume_arguments(tmp_path, capsys, args, message) -> None:
     run = tmp_path / "run"
@@ -286,6 +300,21 @@ def test_bad_resume_arguments(tmp_path, capsys, args, message) -> None:
     with pytest.raises(SystemExit) as exc:
         train_mod.main([*args, "--no-progress", "--quiet"])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path) -> None:
+    """What --resume applies (the budgets, saving, printing) reaches the run; anything else is
+    refused above, and every option of train.py is one or the other."""
+    from ddpg.run_config import APPLIED_ON_RESUME
+
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    assert train_mod.main(["--resume", str(run), "--max-episodes=2", "--save-every=1", "--no-stop",
+                           "--no-progress", "--quiet"]) == 0
+    record = json.loads((run / "run.json").read_text())
+    assert record["episodes_run"] == 2 and record["stop_when_solved"] is False
+    options = {o for a in train_mod.build_parser()._actions for o in a.option_strings if o.startswith("--")}
+    assert set(APPLIED_ON_RESUME) <= options
 
 
 def test_resume_needs_a_training_state(tmp_path, capsys) -> None:
