@@ -46,6 +46,15 @@ def test_make_works_from_a_fresh_interpreter(code):
     assert done.stdout.split()[:2] == ["1000", "30.0"]
 
 
+def test_register_with_gymnasium_is_a_harmless_alias():
+    import reacher
+
+    reacher.register_with_gymnasium()  # again: a no-op, for code written before the import registered
+    spec = gym.spec(reacher.GYMNASIUM_ID)
+    assert spec.entry_point == "reacher.gym_env:ReacherGymEnv"  # strings: nothing loads until a make
+    assert spec.vector_entry_point == "reacher.gym_env:ReacherVectorEnv"
+
+
 def test_the_spec_carries_the_episode_limit_and_the_solve_score():
     spec = gym.spec("UnityReacher-v0")
     assert spec.max_episode_steps == EPISODE_DECISIONS == 1000
