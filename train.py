@@ -162,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Replacing the run in {cfg.out} (--force)")
     try:
         run(cfg, env, parser)
+    except rundir.SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact
+        print(f"train.py: error: {exc}; {cfg.out} keeps its last complete save: once the cause is fixed, "
+              f"python train.py --resume {cfg.out} continues from it", file=sys.stderr)
+        return 1
     finally:
         env.close()
     done = rundir.read_record(cfg.out)
@@ -177,14 +181,9 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.threads)
     record, resume = dict(cfg.record), None
     if cfg.resume is not None:
-        try:
-            saved = rundir.load_training_state(cfg.resume, agent)
-        except (FileNotFoundError, ValueError) as exc:
-            parser.error(f"--resume: {exc}")
-        env.random_state = saved["environment"]  # type: ignore[attr-defined]
-        resume = saved["loop"]
+        resume, exact = _restore(cfg, agent, env, parser)
         record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": len(resume["scores"]),
-                                                          "exact": saved["exact"]}]
+                                                          "exact": exact}]
         if len(resume["scores"]) >= cfg.loop.episodes:
             parser.error(f"--resume: the run already has {len(resume['scores'])} episodes; pass --episodes above that")
         taken = resume.get("env_steps", 0)
@@ -204,6 +203,35 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     train(env, agent, cfg.loop, steps, resume)
     if recorder is not None and recorder.animation is not None:
         print(f"Wrote {Path(cfg.out) / rundir.VALUE_MAP_FILE} and the animation {recorder.animation}")
+
+
+def _restore(cfg: RunConfig, agent: object, env: object, parser: argparse.ArgumentParser) -> tuple[dict, bool]:
+    """Load the run's last complete save into the agent and the environment; say where the run
+    continues, what a killed process lost and whether the continuation is exact."""
+    assert cfg.resume is not None
+    written = rundir.episodes_written(cfg.resume)
+    try:
+        saved = rundir.load_training_state(cfg.resume, agent)
+    except FileNotFoundError:  # killed before its first save: the settings are all there is
+        saved = None
+    except ValueError as exc:
+        parser.error(f"--resume: {exc}")
+    if saved is None:
+        resume, exact = {"scores": []}, False
+        print(f"Resuming {cfg.resume}: it has no training state (the run stopped before its first save), so it starts "
+              f"again from episode 1 with its recorded settings" + (f"; its {written} episode(s) written are lost"
+                                                                     if written else ""))
+    else:
+        env.random_state = saved["environment"]  # type: ignore[attr-defined]
+        resume, exact = saved["loop"], saved["exact"]
+        done = len(resume["scores"])
+        lost = written - done
+        print(f"Resuming {cfg.resume} from episode {done + 1}, "
+              + ("exactly (the replay buffer was saved)" if exact else
+                 "not exactly: the replay buffer was not saved with this state (--save-buffer), so it refills")
+              + (f"; episodes {done + 1}-{written}, run after the last complete save, are lost and run again"
+                 if lost > 0 else ""))
+    return resume, exact
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
     Printer     the progress bar, a line per episode, the solved and interrupted messages
     MetricsLog  losses, mean Q, exploration and update rate per episode (ddpg.metrics),
                 optionally to TensorBoard
-    Saver       the run folder every ``save_every`` episodes and at the end, with the full
-                training state, so the run can be resumed (ddpg.rundir)
+    Saver       the run folder: its progress after every episode, everything every
+                ``save_every`` episodes and at the end, and at a stop the run as it stood
+                after its last complete episode, so a resume loses nothing (ddpg.rundir)
 
 ``standard(...)`` gives what train.py uses; the value maps of a 2-D task are
 ``ddpg.value_maps.Recorder``, a callback too. Their order is the order they run in.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import platform
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from ddpg.loop import Callback, Episode, Run
 from ddpg.metrics import Metrics
 from ddpg.record import RunRecord
 from ddpg.signals import Stopped, signal_number
+from ddpg.snapshot import EpisodeSnapshot
 from ddpg.variants import variants_of
 
 
@@ -62,8 +65,8 @@ class Printer(Callback):
 
     def on_end(self, run: Run) -> None:
         if run.stop is not None:
-            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}) after "
-                     f"{len(run.scores)} complete episodes; saving what we have.")
+            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}) during episode "
+                     f"{len(run.scores) + 1}, which is dropped; {len(run.scores)} complete episodes are kept.")
         elif run.steps_spent:
             spent = f"Step budget spent: {run.env_steps:,} of {run.settings.max_env_steps:,} environment steps"
             self.say(f"{spent}; the unfinished episode {len(run.scores) + 1} ({run.dropped_steps} steps) is not counted."
@@ -102,8 +105,18 @@ class MetricsLog(Callback):
 
 
 class Saver(Callback):
-    """The run folder (``ddpg.rundir``) every ``save_every`` episodes and at the end; between
-    episodes with the training state (``save_buffer``: the replay buffer too)."""
+    """The run folder (``ddpg.rundir``), so that nothing finished is lost whatever stops the run:
+
+    - at the start, run.json: from then on the folder is a run that ``--resume`` accepts;
+    - after every episode, what is cheap to write: scores.csv, metrics.csv and run.json;
+    - every ``save_every`` episodes and at the end, everything: the training state (with
+      ``save_buffer`` the replay buffer too), the checkpoints and the plot;
+    - at a stop (Ctrl-C, SIGTERM), the run as it stood after its last complete episode
+      (``ddpg.snapshot``), replay buffer included, so the resume is exact and loses nothing.
+
+    Every file is written atomically; a process killed outright (kill -9, a power cut) leaves
+    the last complete save, which ``--resume`` continues from, saying what was lost.
+    """
 
     def __init__(self, out_dir: str | os.PathLike[str], seed: int | None = None, save_every: int = 10,
                  save_buffer: bool = False, command: str | None = None, metrics: MetricsLog | None = None,
@@ -113,6 +126,7 @@ class Saver(Callback):
         self.saved_episodes: int | None = None
         self.provenance: dict[str, Any] = {}
         self.pinned = False  # train.py --reproducible, asked at the start
+        self.snapshot: EpisodeSnapshot | None = None
 
     def on_start(self, run: Run) -> None:
         # Fixed for the run: asked once (git runs in a subprocess), not at every save.
@@ -120,28 +134,65 @@ class Saver(Callback):
                            "git_commit": rundir.git_commit()}
         self.pinned = reproducible.active()
         self.saved_episodes = run.resumed_episodes
+        self.snapshot = EpisodeSnapshot(run.n_agents, run.settings.max_t, run.agent.config.n_step)
+        self._take_snapshot(run)
+        Path(self.out_dir).mkdir(parents=True, exist_ok=True)
+        rundir.write_json(Path(self.out_dir) / rundir.RECORD_FILE, self.record(run, run.scores_array(), False).to_dict())
 
     def on_episode(self, run: Run, episode: Episode) -> None:
         if not run.stopping and episode.number % self.save_every == 0 and episode.number < run.settings.episodes:
-            run.signals.hold()
             self.save(run, final=False)
-            run.signals.release()  # a signal that came while saving stops the run now
+        else:
+            self._write_progress(run)
+        self._take_snapshot(run)
 
     def on_end(self, run: Run) -> None:
-        self.save(run, final=True)
-        self.log(f"Wrote the run (checkpoints, scores.csv, metrics.csv, run.json, scores.png, training state) "
-                 f"to {self.out_dir}")
+        if run.stop is None:
+            self.save(run, final=True)
+            self.log(f"Wrote the run (checkpoints, scores.csv, metrics.csv, run.json, scores.png, training state) "
+                     f"to {self.out_dir}")
+            return
+        assert self.snapshot is not None and self.snapshot.state is not None
+        state, rows = self.snapshot.for_saving(run.agent)
+        self._write_metrics()
+        rundir.write_training_state(self.out_dir, state, rows)
+        self.saved_episodes = len(run.scores)
+        networks = state["networks"]
+        scores = run.scores_array()
+        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, True, state["agent"]["n_updates"]),
+                         networks=(networks["actor_local"], networks["critic_local"]))
+        done = len(run.scores)
+        how = ("with its replay buffer: a resume continues exactly" if rows is not None
+               else "without its replay buffer: a resume refills it, so it is not exact")
+        self.log(f"Saved the run as it stood after episode {done}, {how} from episode {done + 1}: "
+                 f"python train.py --resume {self.out_dir}")
 
     def save(self, run: Run, final: bool) -> None:
-        if run.stop is None:
-            rundir.save_training_state(self.out_dir, run.agent, run.loop_state(), getattr(run.env, "random_state", None),
-                                       self.save_buffer)
-            self.saved_episodes = len(run.scores)
+        """Everything: metrics first, then the training state, then the checkpoints, scores and
+        plot, run.json last; so the training state is never ahead of metrics.csv."""
+        self._write_metrics()
+        rundir.save_training_state(self.out_dir, run.agent, run.loop_state(), getattr(run.env, "random_state", None),
+                                   self.save_buffer)
+        self.saved_episodes = len(run.scores)
         scores = run.scores_array()
         rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final))
+
+    def _write_progress(self, run: Run) -> None:
+        """What is cheap enough for every episode (benchmarks/bench_saving.py): the scores and
+        metrics so far, and run.json, which says up to which episode a resume would continue."""
+        self._write_metrics()
+        scores = run.scores_array()
+        rundir.write_scores(Path(self.out_dir) / rundir.SCORES_FILE, scores)
+        rundir.write_json(Path(self.out_dir) / rundir.RECORD_FILE, self.record(run, scores, False).to_dict())
+
+    def _write_metrics(self) -> None:
         rundir.write_metrics(self.out_dir, self.metrics.rows if self.metrics is not None else [])
 
-    def record(self, run: Run, scores: np.ndarray, final: bool) -> RunRecord:
+    def _take_snapshot(self, run: Run) -> None:
+        assert self.snapshot is not None
+        self.snapshot.take(run.agent, run.loop_state(), getattr(run.env, "random_state", None))
+
+    def record(self, run: Run, scores: np.ndarray, final: bool, updates: int | None = None) -> RunRecord:
         agent, settings, wall = run.agent, run.settings, run.wall()
         return RunRecord(
             config=agent.config.to_dict(), seed=self.seed, learner=agent.learner, variants=variants_of(agent.config),
@@ -156,7 +207,8 @@ class Saver(Callback):
             time_to_solve_s=None if run.solve_time is None else round(run.solve_time, 2),
             env_steps=run.env_steps, env_steps_to_solve=run.solve_steps, wall_time_s=round(wall, 2),
             final_average=float(scores.mean(axis=1)[-settings.window:].mean()) if len(scores) else None,
-            learner_updates=agent.n_updates, finished=final and run.stop is None, interrupted=run.stop is not None,
+            learner_updates=agent.n_updates if updates is None else updates, finished=final and run.stop is None,
+            interrupted=run.stop is not None,
             signal=None if run.stop is None else signal_number(run.stop), resumable_from_episode=self.saved_episodes,
             save_buffer=self.save_buffer, environment=type(run.env).__module__ + "." + type(run.env).__name__,
             **self.provenance, command=self.command, platform=platform.platform(), **self.extra)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ddpg import faults
 from ddpg.signals import StopSignals
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
 from ddpg_agent import Agent
@@ -150,6 +151,9 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
                 if score is None:  # the step budget ran out inside this episode
                     run.steps_spent = True
                     break
+                # The episode is complete: a signal now waits until the callbacks have recorded
+                # it (metrics, files, the saver's snapshot), so they all agree on what is done.
+                signals.hold()
                 if settings.good_score is not None:  # the schedule: fewer updates while the policy is good
                     good = score.mean() >= settings.good_score
                     agent.learn_updates = settings.good_updates if good else agent.config.learn_updates
@@ -163,8 +167,10 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
                                   None if trajectory is None else trajectory[:steps + 1].copy())
                 for callback in callbacks:
                     callback.on_episode(run, episode)
+                faults.point(f"episode {number} done")
                 if run.stopping:
                     break
+                signals.release()  # a signal that came meanwhile stops the run here
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ddpg.signals.Stopped)
             run.stop = exc
             agent.settle()  # let a half-handed-over update end before anything is saved
@@ -186,7 +192,10 @@ def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
     budget = run.settings.max_env_steps
     if trajectory is not None:
         trajectory[0] = states[0]
+    middle = run.settings.max_t // 2
     for t in range(run.settings.max_t):
+        if t == middle:
+            faults.point("mid-episode")
         if budget is not None and run.env_steps + int(live.sum()) > budget:
             run.dropped_steps = t
             return None, steps

@@ -40,7 +40,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg import plots
+from ddpg import faults, plots
 from ddpg.agent_state import tensor_state
 from ddpg.record import RunRecord
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
@@ -58,6 +58,7 @@ VALUE_MAPS_DIR = "value_maps"  # train.py --animate: one PNG per drawn episode..
 VALUE_MAP_FILE = "value_map.png"  # ...the final picture...
 ANIMATION_STEM = "value_maps"  # ...and the animation, value_maps.mp4 (or .gif without ffmpeg)
 ANIMATION_SUFFIXES = (".mp4", ".gif")
+TEMPORARY_MARK = ".tmp"  # atomic_write's temporary files: .<name>.tmp<pid>
 RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
 # DDPGConfig fields that fix the networks' shapes...
@@ -66,31 +67,113 @@ ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
 NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0")
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[io.BufferedWriter], None]) -> None:
+class SaveError(OSError):
+    """A file of the run could not be written (a full disk, a read-only folder). The file it
+    was to replace, and every other file of the folder, are as the last complete save left them."""
+
+
+class _Handed:
+    """The file handed to a writer: keeps the OSError of a failed write, which torch.save
+    would otherwise turn into "[enforce fail at inline_container.cc] unexpected pos"."""
+
+    def __init__(self, fh: io.BufferedWriter) -> None:
+        self.fh, self.error = fh, None
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self.fh.write(data)
+        except OSError as exc:
+            self.error = exc
+            raise
+
+    def flush(self) -> None:
+        self.fh.flush()
+
+    def __getattr__(self, name: str) -> Any:  # tell, seek, fileno...: as the file itself
+        return getattr(self.fh, name)
+
+
+def _temporary_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}{TEMPORARY_MARK}{os.getpid()}")
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[Any], None]) -> None:
     """Write ``path`` through ``write(file)`` into a temporary file, then rename it over ``path``.
 
     The one atomic-write routine of the project: an interrupted write leaves the old file (or
-    none), never a truncated one, and no temporary file behind.
+    none), never a truncated one; a process killed mid-write leaves its temporary file, which
+    ``remove_leftovers`` takes away at the next start. A failed write (a full disk) is a
+    ``SaveError`` naming the file and the reason, with the temporary file removed.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = _temporary_name(path)
     try:
         with open(tmp, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
+            faults.point(f"open {path.name}")
+            handed = _Handed(fh)
+            try:
+                write(handed)
+                faults.point(f"written {path.name}")
+                fh.flush()
+                os.fsync(fh.fileno())
+            except Exception as exc:
+                if handed.error is None and not isinstance(exc, OSError):
+                    raise
+                raise SaveError(f"cannot write {path}: {_reason(handed.error or exc)}") from None
         os.replace(tmp, path)
+        faults.point(f"renamed {path.name}")
+    except SaveError:
+        raise
+    except OSError as exc:  # the temporary file could not be made, or the rename failed
+        raise SaveError(f"cannot write {path}: {_reason(exc)}") from None
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _reason(exc: BaseException) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
+
+
+def remove_leftovers(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files that writers killed mid-write (kill -9, a power cut) left in
+    ``folder`` and its value_maps/; a file of a process still running is left alone. The paths
+    removed."""
+    removed = []
+    for where in (Path(folder), Path(folder) / VALUE_MAPS_DIR):
+        if not where.is_dir():
+            continue
+        for path in where.glob(f".*{TEMPORARY_MARK}*"):
+            pid = path.name.rpartition(TEMPORARY_MARK)[2]
+            if pid.isdigit() and not _alive(int(pid)):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # this process has no write under way when it cleans up
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 # ------------------------------------------------------------------ checkpoints
 def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
                      critic_path: str | os.PathLike[str]) -> None:
     """The local actor's and critic's state_dicts, in the course's file format."""
-    for module, path in ((agent.actor_local, actor_path), (agent.critic_local, critic_path)):
-        state = tensor_state(module)
+    write_checkpoints(tensor_state(agent.actor_local), tensor_state(agent.critic_local), actor_path, critic_path)
+
+
+def write_checkpoints(actor: dict[str, torch.Tensor], critic: dict[str, torch.Tensor],
+                      actor_path: str | os.PathLike[str], critic_path: str | os.PathLike[str]) -> None:
+    """Two state_dicts (the networks now, or as a training state kept them) as the checkpoints."""
+    for state, path in ((actor, actor_path), (critic, critic_path)):
         atomic_write(path, lambda fh, state=state: torch.save(state, fh))
 
 
@@ -101,7 +184,7 @@ def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
     """'fc1 33->128, fc2 128->128, ...' from the weight matrices of a state_dict (', layer norm'
     when it has model.Critic's)."""
     sizes = ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
-                      for k, v in state.items() if k.endswith(".weight") and v.dim() == 2)
+                      for k, v in state.items() if k.endswith(".weight") and getattr(v, "ndim", 0) == 2)
     return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "")
 
 
@@ -109,13 +192,11 @@ def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"checkpoint not found: {path}")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises several types for corrupt files
-        raise ValueError(f"cannot read checkpoint {path}: not a valid torch file "
-                         f"({type(exc).__name__}: {exc})") from None
-    if not isinstance(state, dict):
-        raise ValueError(f"checkpoint {path} holds a {type(state).__name__}, expected a state_dict")
+    state = _load(Path(path), "a checkpoint (a network's state_dict)")
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        kind = "a training state (training_state.pt)" if isinstance(state, dict) and "networks" in state \
+            else f"a {type(state).__name__}"
+        raise ValueError(f"checkpoint {path} holds {kind}, expected a network's state_dict (checkpoint_actor.pth)")
     # Files written before the input normalisation was removed carry it as identity buffers.
     for key in ("obs_scale", "obs_bias"):
         if key in state:
@@ -246,15 +327,32 @@ def read_record(run: str | os.PathLike[str]) -> RunRecord:
 
 def resumable_record(run: str | os.PathLike[str]) -> RunRecord:
     """The record of a run that ``train.py --resume`` can continue; ValueError (FileNotFoundError
-    for a folder without a run) saying why it cannot."""
-    record = read_record(run)
+    for a folder without a run) saying why it cannot. A run whose process was killed before
+    its first training state was saved has only its run.json: it starts again from episode 1
+    with the recorded settings (``load_training_state`` tells the two apart)."""
+    try:
+        record = read_record(run)
+    except FileNotFoundError:
+        if Path(run).is_dir() and any(Path(run).glob(f".*{TEMPORARY_MARK}*")):
+            raise FileNotFoundError(f"{run} holds no run: the run that wrote into it stopped before it saved its "
+                                    f"{RECORD_FILE}, so nothing is lost; start it again with --out {run}") from None
+        raise
     missing = record.missing_for_resume()
-    if missing or not (Path(run) / STATE_FILE).is_file():
-        raise ValueError(f"{run} was not saved by train.py with its training state "
-                         f"(no {STATE_FILE}{'; run.json lacks ' + ', '.join(missing) if missing else ''})")
+    if missing:
+        raise ValueError(f"{run} was not saved by train.py with its training state ({RECORD_FILE} lacks "
+                         f"{', '.join(missing)})")
     if not (str(record.environment).startswith("reacher.") or record.env_id):
         raise ValueError("only runs on the built-in environment or a Gymnasium task can be resumed")
     return record
+
+
+def episodes_written(run: str | os.PathLike[str]) -> int:
+    """Episodes whose scores the folder holds (scores.csv is rewritten after every episode)."""
+    path = Path(run) / SCORES_FILE
+    if not path.is_file():
+        return 0
+    with open(path) as fh:
+        return max(0, sum(1 for line in fh if line.strip()) - 1)
 
 
 def environment_id(run: str | os.PathLike[str]) -> str | None:
@@ -273,15 +371,20 @@ def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float 
 
 
 def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
-              record: RunRecord, plot: bool = True) -> None:
-    """Write the checkpoints, scores.csv, run.json and (with ``plot``) scores.png."""
+              record: RunRecord, plot: bool = True,
+              networks: tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]] | None = None) -> None:
+    """Write the checkpoints (the agent's networks, or ``networks``: an actor's and a critic's
+    state_dict), scores.csv, (with ``plot``) scores.png, and run.json last."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    save_checkpoints(agent, out / ACTOR_FILE, out / CRITIC_FILE)
+    if networks is None:
+        save_checkpoints(agent, out / ACTOR_FILE, out / CRITIC_FILE)
+    else:
+        write_checkpoints(*networks, out / ACTOR_FILE, out / CRITIC_FILE)
     write_scores(out / SCORES_FILE, scores)
-    write_json(out / RECORD_FILE, record.to_dict())
     if plot:
         plot_scores(scores, out / PLOT_FILE, record.target_score, record.window)
+    write_json(out / RECORD_FILE, record.to_dict())
 
 
 def write_value_map(out_dir: str | os.PathLike[str], fig: Any, episode: int | None = None) -> Path:
@@ -324,6 +427,10 @@ def check_out_dir(out_dir: str | os.PathLike[str], allow_existing_run: bool) -> 
         raise ValueError(f"--out {out} cannot be created: {exc.strerror or exc}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise ValueError(f"--out {out} is not writable")
+    left = remove_leftovers(out)
+    if left:
+        print(f"Removed {len(left)} temporary file(s) from {out} left by a run killed while saving "
+              f"({', '.join(p.name for p in left)})")
     existing = [name for name in RUN_FILES if (out / name).exists()]
     if existing and not allow_existing_run:
         raise ValueError(f"--out {out} already holds a run ({', '.join(existing)}); pass --resume {out} "
@@ -344,17 +451,13 @@ def clear_run(out_dir: str | os.PathLike[str]) -> bool:
     return bool(found)
 
 
-def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dict[str, Any],
-                        env_random_state: dict[str, Any] | None, save_buffer: bool) -> None:
-    """Write training_state.pt (and with ``save_buffer`` replay_buffer.pt), atomically.
-
-    Call it between episodes: the agent's ``state_dict``, the training loop's own state
-    (``loop``: episodes done, scores so far, ...) and the random generators. The buffer file
-    holds only the filled rows: 4 bytes x (2 x state + action + 2) per transition, about
-    290 MB at one million transitions for Reacher.
-    """
-    run = Path(run_dir)
-    state = agent.state_dict(with_buffer=save_buffer)
+def training_state(agent: Agent, loop: dict[str, Any], env_random_state: dict[str, Any] | None,
+                   with_buffer: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """What training_state.pt holds, taken between episodes: the agent's ``state_dict``, the
+    training loop's own state (``loop``: episodes done, scores so far, ...) and the random
+    generators (torch's, NumPy's global one, the environment's); and, with ``with_buffer``,
+    the replay buffer's filled rows for replay_buffer.pt (else None)."""
+    state = agent.state_dict(with_buffer=with_buffer)
     rows = state.pop("buffer_rows", None)
     numpy_global = np.random.get_state(legacy=False)  # noqa: NPY002 (the global generator, for code that uses it)
     state.update({
@@ -364,33 +467,88 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
         "loop": loop,
         "config": agent.config.to_dict(),
     })
+    return state, rows
+
+
+def write_training_state(run_dir: str | os.PathLike[str], state: dict[str, Any], rows: dict[str, Any] | None) -> None:
+    """Write training_state.pt and, with ``rows``, replay_buffer.pt first; each atomically.
+
+    The rows carry the state's step count, so a process killed between the two files leaves
+    a pair that does not match, and the load then says the resume is not exact. A state
+    saved without rows makes an older replay_buffer.pt useless: it is removed.
+    """
+    run = Path(run_dir)
     if rows is not None:
         atomic_write(run / BUFFER_FILE, lambda fh: torch.save(rows, fh))
     atomic_write(run / STATE_FILE, lambda fh: torch.save(state, fh))
+    if rows is None:
+        (run / BUFFER_FILE).unlink(missing_ok=True)
+
+
+def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dict[str, Any],
+                        env_random_state: dict[str, Any] | None, save_buffer: bool) -> None:
+    """Write the training state as it is now (call it between episodes); with
+    ``save_buffer`` also the replay buffer: 4 bytes x (2 x state + action + 2) per
+    transition, about 290 MB at one million transitions for Reacher."""
+    write_training_state(run_dir, *training_state(agent, loop, env_random_state, save_buffer))
+
+
+# The parts of a training_state.pt; a file without them is something else (a checkpoint).
+STATE_PARTS = ("networks", "optimizer", "noise", "agent", "buffer", "random", "loop")
 
 
 def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[str, Any]:
     """Restore an agent saved by ``save_training_state``; return the rest of the saved state
-    (``loop``, ``environment``, and ``exact``: False when the buffer was not saved and starts empty)."""
+    (``loop``, ``environment``, and ``exact``: False when the buffer was not saved and starts
+    empty). ValueError, one line, for a file that is not a training state or does not fit the agent."""
     run = Path(run_dir)
     path = run / STATE_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{run} holds no {STATE_FILE}: it cannot be resumed (runs save it every "
                                 "--save-every episodes and at their end)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises several types for corrupt files
-        raise ValueError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    state = _load(path, "a training state")
+    missing = [part for part in STATE_PARTS if part not in state] if isinstance(state, dict) else list(STATE_PARTS)
+    if missing:
+        looks = " (it looks like a network's state_dict: a checkpoint_*.pth?)" if isinstance(state, dict) and all(
+            isinstance(v, torch.Tensor) for v in state.values()) else ""
+        raise ValueError(f"{path} is not a training state written by train.py: it lacks {', '.join(missing)}{looks}")
     rows = None
     if state["buffer"]["saved"] and (run / BUFFER_FILE).is_file():
-        rows = torch.load(run / BUFFER_FILE, map_location="cpu", weights_only=True)
+        rows = _load(run / BUFFER_FILE, "a replay buffer")
+    _check_networks(path, state["networks"], agent)
     try:
         exact = agent.load_state_dict(state, rows)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    except (ValueError, KeyError, RuntimeError) as exc:
+        raise ValueError(f"{path} does not fit the run's agent: {_first_line(exc)}") from None
     random = state["random"]
     torch.set_rng_state(random["torch"])
     numpy_state = random["numpy"]
     key_state = {k: (np.array(v, dtype=np.uint32) if isinstance(v, list) else v) for k, v in numpy_state["state"].items()}
     np.random.set_state({**numpy_state, "state": key_state})  # noqa: NPY002
     return {"loop": state["loop"], "environment": random["environment"], "exact": exact}
+
+
+def _load(path: Path, what: str) -> Any:
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several types, with several lines, for files it cannot read
+        raise ValueError(f"cannot read {path}: not {what} saved by torch.save ({type(exc).__name__}: "
+                         f"{_first_line(exc)})") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _check_networks(path: Path, networks: dict[str, Any], agent: Agent) -> None:
+    """Each saved network has the agent's layers: else a ValueError naming both (run.json's
+    config builds the agent; a training_state.pt copied from another run does not fit it)."""
+    for name, saved in networks.items():
+        module = getattr(agent, name, None)
+        if module is None or not isinstance(saved, dict):
+            raise ValueError(f"{path} does not fit the run's agent: it has a network {name!r} the agent lacks")
+        expected = module.state_dict()
+        if set(saved) != set(expected) or any(getattr(saved[k], "shape", None) != expected[k].shape for k in saved):
+            raise ValueError(f"{path} does not fit the run: its {name} has layers [{_layer_sizes(saved)}], the run's "
+                             f"{RECORD_FILE} builds [{_layer_sizes(expected)}]")

@@ -233,9 +233,16 @@ def test_periodic_saves_and_a_stopped_run_keep_finished_episodes(tmp_path) -> No
     train(env, agent, episodes=10, callbacks=callbacks.standard(tmp_path, quiet=True, progress=False, save_every=2))
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["interrupted"] is True and record["signal"] == 2 and record["episodes_run"] == 3
-    assert record["resumable_from_episode"] == 2  # the last periodic save, between episodes 2 and 3
+    # The stop saved the run as it stood after episode 3, not the periodic save of episode 2,
+    # and with the replay buffer although the run does not save it periodically.
+    assert record["resumable_from_episode"] == 3
     state = torch.load(tmp_path / "training_state.pt", weights_only=True)
-    assert len(state["loop"]["scores"]) == 2
+    assert len(state["loop"]["scores"]) == 3 and state["buffer"]["saved"] is True
+    rows = torch.load(tmp_path / "replay_buffer.pt", weights_only=True)
+    # 3 arms x 10 decisions x 3 episodes, less episode 3's last n - 1 = 2 steps per arm, which
+    # wait in the 3-step returns (the state keeps them) until the next episode begins.
+    assert len(rows["rows"]) == state["buffer"]["size"] == 3 * 10 * 3 - 3 * 2
+    assert rows["t_step"] == state["agent"]["t_step"] == 30
 
 
 def test_sigterm_saves_the_run_and_exits_143(tmp_path) -> None:
@@ -317,13 +324,20 @@ def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path)
     assert set(APPLIED_ON_RESUME) <= options
 
 
-def test_resume_needs_a_training_state(tmp_path, capsys) -> None:
+def test_a_run_killed_before_its_first_save_starts_again_and_says_so(tmp_path, capsys) -> None:
+    """run.json is written when the run starts: a run killed before its first training state
+    was saved still resumes, from episode 1, with its recorded settings."""
     run = tmp_path / "run"
-    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    assert train_mod.main(["--episodes", "2", "--seed", "4", "--out", str(run), *SMALL_RUN]) == 0
+    first = (run / "scores.csv").read_bytes()
     (run / "training_state.pt").unlink()
-    with pytest.raises(SystemExit) as exc:
-        train_mod.main(["--resume", str(run), "--episodes", "2"])
-    assert exc.value.code == 2 and "was not saved by train.py with its training state" in capsys.readouterr().err
+    capsys.readouterr()
+    assert train_mod.main(["--resume", str(run), "--episodes", "2", "--no-progress", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "no training state" in out and "starts again from episode 1" in out and "2 episode(s) written are lost" in out
+    assert (run / "scores.csv").read_bytes() == first  # the same seed, run again from its start
+    record = json.loads((run / "run.json").read_text())
+    assert record["seed"] == 4 and record["resumed"][0]["from_episode"] == 0
 
 
 @pytest.mark.parametrize(("variant", "learner"), [({"replay": "prioritized"}, "readable"),
