@@ -45,19 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train DDPG on the multi-agent Reacher; writes checkpoints, scores.csv, "
                     "run.json and scores.png into --out.")
     p.add_argument("--episodes", type=positive_int, default=None,
-                   help="maximum number of episodes (default 300; a Gymnasium task's from ddpg.tasks.TASKS)")
+                   help="maximum number of episodes (default 300; a Gymnasium task's from ddpg.tasks.TASKS; "
+                        "on --resume, the run's own)")
     p.add_argument("--max-episodes", type=positive_int, dest="episodes",
                    help="alias of --episodes")
     p.add_argument("--max-env-steps", type=positive_int, default=None, metavar="N",
                    help="also stop before the environment steps (every arm's or copy's counted) would pass N, "
                         "dropping the unfinished episode, as Stable-Baselines3's learn(total_timesteps) does "
-                        "(default: none, also on --resume unless given again)")
+                        "(default: none; on --resume, the run's own)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
     p.add_argument("--out", default="runs/latest",
                    help="output folder (default runs/latest); one that holds a run needs --resume or --force")
     p.add_argument("--resume", metavar="DIR", default=None,
-                   help="continue the run in DIR to --episodes in total, with its own settings (exactly as "
-                        "if never stopped when it was saved with --save-buffer)")
+                   help="continue the run in DIR from its last complete save, with its own settings and budgets "
+                        "(--episodes, --max-env-steps, --no-stop, --save-every, --save-buffer and the output options "
+                        "may be given; any other option is refused). Exactly as if never stopped after Ctrl-C or "
+                        "SIGTERM, or with --save-buffer")
     p.add_argument("--force", action="store_true", help="replace the run already in --out")
     p.add_argument("--save-every", type=positive_int, default=10,
                    help="write the run folder and the full training state every N episodes (default 10)")
@@ -83,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-t", type=positive_int, default=None,
                    help=f"decisions per episode (default: the task's limit; Reacher: {EPISODE_DECISIONS}, "
                         "which is also its maximum)")
-    p.add_argument("--no-stop", action="store_true", help="keep training after the task is solved")
+    p.add_argument("--no-stop", action="store_true",
+                   help="keep training after the task is solved (on --resume, a run that had it keeps it)")
     p.add_argument("--target", type=finite_float, default=None,
                    help=f"solve threshold of the 100-episode average (default: Reacher {SOLVE_SCORE:g}; "
                         "a Gymnasium task's from ddpg.tasks.TASKS or its spec's reward_threshold)")
@@ -184,9 +188,13 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         resume, exact = _restore(cfg, agent, env, parser)
         record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": len(resume["scores"]),
                                                           "exact": exact}]
-        if len(resume["scores"]) >= cfg.loop.episodes:
-            parser.error(f"--resume: the run already has {len(resume['scores'])} episodes; pass --episodes above that")
-        taken = resume.get("env_steps", 0)
+        done, taken = len(resume["scores"]), resume.get("env_steps", 0)
+        ended = done >= cfg.loop.episodes or (resume.get("solved_at") is not None and cfg.loop.stop_when_solved)
+        if ended and not rundir.read_record(cfg.resume).finished:  # killed while writing its final save
+            print(f"The run had ended (after episode {done}) but was stopped while writing its final save: "
+                  "writing it now")
+        elif done >= cfg.loop.episodes:
+            parser.error(f"--resume: the run already has {done} episodes; pass --episodes above that")
         if cfg.loop.max_env_steps is not None and taken + cfg.n_agents > cfg.loop.max_env_steps:
             parser.error(f"--resume: the run already took {taken:,} environment steps; pass --max-env-steps of "
                          f"at least {taken + cfg.n_agents:,}")

@@ -135,7 +135,7 @@ class Saver(Callback):
         self.pinned = reproducible.active()
         self.saved_episodes = run.resumed_episodes
         self.snapshot = EpisodeSnapshot(run.n_agents, run.settings.max_t, run.agent.config.n_step)
-        self._take_snapshot(run)
+        self.snapshot.take(run.agent, run.loop_state(), run.env_state_at_start)
         Path(self.out_dir).mkdir(parents=True, exist_ok=True)
         rundir.write_json(Path(self.out_dir) / rundir.RECORD_FILE, self.record(run, run.scores_array(), False).to_dict())
 
@@ -199,7 +199,7 @@ class Saver(Callback):
             threads=agent.threads, reproducible=self.pinned,
             schedule={"good_score": settings.good_score, "good_updates": settings.good_updates},
             reward_scale=settings.reward_scale, state_size=agent.state_size, action_size=agent.action_size,
-            n_agents=run.n_agents, episodes_run=len(run.scores), max_t=settings.max_t,
+            n_agents=run.n_agents, episodes_run=len(run.scores), max_episodes=settings.episodes, max_t=settings.max_t,
             target_score=settings.target_score, window=settings.window, stop_when_solved=settings.stop_when_solved,
             max_env_steps=settings.max_env_steps,
             step_budget_spent=None if settings.max_env_steps is None else run.steps_spent,

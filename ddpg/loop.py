@@ -94,6 +94,9 @@ class Run:
     stopping: bool = False  # the loop ends after this episode
     steps_spent: bool = False  # settings.max_env_steps ended the run (an unfinished episode dropped)
     dropped_steps: int = 0  # steps the dropped episode took before the budget ran out (0: none fitted)
+    # The environment's random state before the loop's first reset: what a save of the start
+    # (no episode yet) must hold, so that its resume draws the same first episode.
+    env_state_at_start: Any = None
 
     @classmethod
     def begin(cls, settings: LoopSettings, agent: Agent, env: Any, n_agents: int, signals: StopSignals,
@@ -135,14 +138,20 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
     are ``LoopSettings`` fields; ``resume`` is the loop state of a saved run (``Run.loop_state``)."""
     settings = LoopSettings(**{**(settings.__dict__ if settings else {}), **overrides})
     brain = env.brain_names[0]
+    before_reset = getattr(env, "random_state", None)
     info = env.reset(train_mode=True)[brain]
     with StopSignals() as signals:
         run = Run.begin(settings, agent, env, len(info.vector_observations), signals, resume)
+        run.env_state_at_start = before_reset
         first, keep = len(run.scores) + 1, any(cb.wants_trajectory for cb in callbacks)
+        if run.solved_at is not None and settings.stop_when_solved:  # a resumed run that had solved: nothing to run
+            first = settings.episodes + 1
         trajectory = np.empty((settings.max_t + 1, agent.state_size)) if keep else None
+        signals.hold()  # the callbacks' start (run.json written) is not cut short either
         for callback in callbacks:
             callback.on_start(run)
         try:
+            signals.release()
             for number in range(first, settings.episodes + 1):
                 t0 = time.perf_counter()
                 if number > first:  # the first episode uses the reset above

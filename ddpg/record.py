@@ -35,6 +35,7 @@ class RunRecord:
     action_size: int = 4
     n_agents: int | None = None
     episodes_run: int = 0
+    max_episodes: int | None = None  # the episode budget (train.py --episodes); a resume keeps it unless given
     max_t: int | None = None
     target_score: float | None = None
     window: int = 100
@@ -66,7 +67,7 @@ class RunRecord:
     other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
 
     # Written only when set, as earlier versions did.
-    OPTIONAL = ("max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why", "resumed")
+    OPTIONAL = ("max_episodes", "max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why", "resumed")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:

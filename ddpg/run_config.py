@@ -112,15 +112,18 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
 
 
 def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
-    """Continue as the run did, whatever ddpg.tasks says now; only the budgets and the saving change."""
+    """Continue as the run did, whatever ddpg.tasks says now; only what APPLIED_ON_RESUME lists may change."""
     env_id = record.env_id or DEFAULT_ENV
     task = reacher_task(record.n_agents) if env_id == DEFAULT_ENV else task_for(env_id)
     schedule = record.schedule
-    episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
+    # Budgets: what is given, else the run's own (older records lack the episode budget: the task's).
+    episodes = args.episodes if args.episodes is not None else (
+        record.max_episodes or (task.episodes if task else 300))
     loop = LoopSettings(episodes, record.max_t, record.target_score,
-                        stop_when_solved=not args.no_stop, good_score=schedule.get("good_score"),
-                        good_updates=schedule.get("good_updates", GOOD_UPDATES), reward_scale=record.reward_scale,
-                        max_env_steps=args.max_env_steps)
+                        stop_when_solved=record.stop_when_solved and not args.no_stop,
+                        good_score=schedule.get("good_score"), good_updates=schedule.get("good_updates", GOOD_UPDATES),
+                        reward_scale=record.reward_scale,
+                        max_env_steps=args.max_env_steps if args.max_env_steps is not None else record.max_env_steps)
     extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why") if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]
     save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer
