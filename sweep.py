@@ -141,6 +141,43 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) -> None:
+    """The options after --, checked here as train.py would check them in every trial: a bad one
+    is one line now, not a Ray worker's death (its message lost) once per trial."""
+    import contextlib
+    import io
+
+    import train
+    from ddpg.cli import given_options
+    from ddpg.run_config import resolve
+
+    train_parser = train.build_parser()
+
+    def parse(argv: list[str]) -> argparse.Namespace:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
+                return train_parser.parse_args(argv)
+        except SystemExit as exc:
+            if exc.code == 0:  # -- --help: train.py's help
+                print(said.getvalue(), end="")
+                sys.exit(0)
+            lines = said.getvalue().strip().splitlines() or ["bad options"]
+            parser.error(f"after --, train.py refuses the options: {lines[-1].split('error: ', 1)[-1]}")
+
+    parse(train_args)
+    fixed = sorted(given_options(train_parser, train_args)  # in any spelling: --seed=3 too
+                   & {"--seed", "--out", "--episodes", "--config", "--resume", "--force", "--threads"})
+    if fixed:
+        parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
+    probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe", "--threads", "1"]
+    parsed = parse(probe)
+    try:
+        resolve(parsed, given_options(train_parser, probe), None, "")
+    except ValueError as exc:
+        parser.error(f"after --, train.py refuses the options: {exc}")
+
+
 def main(argv: list[str] | None = None) -> int:
     from ddpg.variants import parse_config
 
@@ -151,9 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(own)
     if args.grid is not None and args.variants is not None:
         parser.error("pass --grid or --variants, not both")
-    fixed = sorted({"--seed", "--out", "--episodes", "--config", "--resume", "--force", "--threads"} & set(train_args))
-    if fixed:
-        parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
+    _check_train_args(parser, train_args)
     try:
         named = expand_grid(args.grid) if args.grid is not None else []
     except ValueError as exc:

@@ -28,6 +28,11 @@ def test_expand_grid_names_every_combination() -> None:
     (["--grid", '{"tau": [2.0]}'], "tau must be a number in (0, 1]"),
     (["--variants", '{"a": 1}'], "must map to JSON objects"),
     (["--", "--seed", "3"], "leave out --seed"),
+    (["--", "--seed=3"], "leave out --seed"),
+    # The options after -- are train.py's: its own message, here, rather than a Ray worker's death.
+    (["--", "--bogus"], "after --, train.py refuses the options: unrecognized arguments: --bogus"),
+    (["--", "--agents", "x"], "train.py refuses the options: argument --agents: expected a positive integer"),
+    (["--", "--agents", "4", "--max-env-steps", "3"], "--max-env-steps: one step of the 4 arms"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args, message, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
