@@ -76,6 +76,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out} is a file; expected a folder")
+    if args.out is not None:
+        try:  # before the episodes are played, not after
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"--out {args.out} cannot be created: {exc.strerror or exc}")
     try:
         reproducible.ensure(args.reproducible, command_line=argv is None)
     except reproducible.NotPinned as exc:
@@ -93,10 +98,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                **summarise(scores), "machine": reproducible.machine()}
     if args.out is not None:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
         text = "episode,score\n" + "".join(f"{i},{s:.4f}\n" for i, s in enumerate(scores, start=1))
-        rundir.atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
-        rundir.write_json(out / SUMMARY_FILE, summary)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            rundir.atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
+            rundir.write_json(out / SUMMARY_FILE, summary)
+        except OSError as exc:  # rundir.SaveError included: a full disk, an unwritable folder
+            print(f"evaluate.py: error: cannot write into --out {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")
     unit = "arm(s)" if env_id == DEFAULT_ENV else f"{env_id}"
     print(f"{source}: {args.episodes} episodes of {args.agents} {unit}, seed {args.seed}: mean {summary['mean']:.2f}, "

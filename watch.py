@@ -133,15 +133,30 @@ expensive to encode). `on_episode(i, scores)` is called
         raise ValueError(f"video path must end in .mp4 or .gif, got {str(path)!r}")
     fps = default_fps(every) if fps is None else float(fps)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside, then renamed into place: a failure (a full disk) leaves an older video
+    # whole. Opening it first finds a folder that cannot be written before anything renders.
+    tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{suffix}")
+    tmp.open("wb").close()
     import imageio.v2 as imageio
 
-    if suffix == ".mp4":
-        # macro_block_size=2: H.264 with yuv420p needs even sizes; keep the size as asked.
-        writer = imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264",
-                                    quality=quality, pixelformat="yuv420p", macro_block_size=2)
-    else:
-        # Pillow's GIF writer takes a per-frame duration in ms; loop=0 loops forever.
-        writer = imageio.get_writer(path, format="GIF", mode="I", duration=1000.0 / fps, loop=0)
+    try:
+        if suffix == ".mp4":
+            # macro_block_size=2: H.264 with yuv420p needs even sizes; keep the size as asked.
+            writer = imageio.get_writer(tmp, format="FFMPEG", mode="I", fps=fps, codec="libx264",
+                                        quality=quality, pixelformat="yuv420p", macro_block_size=2)
+        else:
+            # Pillow's GIF writer takes a per-frame duration in ms; loop=0 loops forever.
+            writer = imageio.get_writer(tmp, format="GIF", mode="I", duration=1000.0 / fps, loop=0)
+        all_scores = _record(env, agent, writer, episodes, steps, every, width, height, on_episode, progress)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return all_scores
+
+
+def _record(env: Any, agent: Any, writer: Any, episodes: int, steps: int, every: int, width: int, height: int,
+            on_episode: Callable[[int, np.ndarray], None] | None, progress: bool) -> list[np.ndarray]:
+    """Play the episodes into an open imageio writer, closing it at the end (a failure included)."""
     all_scores = []
     from tqdm.auto import tqdm
 
@@ -289,8 +304,12 @@ def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent:
         fps = args.fps or env.fps / args.every
         print(f"Writing {args.episodes} episode(s) of {env_id} to {out} (a frame every {args.every} step(s), "
               f"{fps:g} fps)", flush=True)
-        record_video(env, agent, out, args.episodes, args.steps, args.every, fps,
-                     on_episode=lambda i, s: print(f"Episode {i}: return {s.mean():.2f}", flush=True), progress=True)
+        try:
+            record_video(env, agent, out, args.episodes, args.steps, args.every, fps,
+                         on_episode=lambda i, s: print(f"Episode {i}: return {s.mean():.2f}", flush=True), progress=True)
+        except OSError as exc:  # an unwritable folder, a full disk: any older video is untouched
+            print(f"watch.py: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"Saved {out}")
         return 0
     finally:
@@ -337,6 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          on_episode=lambda i, s: _report(i, s, args.steps), progress=True)
         except RuntimeError as exc:  # no GL backend: the environment's message says what to install
             print(f"watch.py: error: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:  # an unwritable folder, a full disk: any older video is untouched
+            print(f"watch.py: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         print(f"Saved {out}")
         return 0

@@ -532,8 +532,10 @@ def _load(path: Path, what: str) -> Any:
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types, with several lines, for files it cannot read
-        raise ValueError(f"cannot read {path}: not {what} saved by torch.save ({type(exc).__name__}: "
-                         f"{_first_line(exc)})") from None
+        # PyTorch's own text runs to several lines and, for a file that is not its own, gives
+        # advice that does not apply (load it with weights_only=False): its error's name is enough.
+        raise ValueError(f"cannot read {path}: it is not {what} saved by torch.save, or it is damaged "
+                         f"(PyTorch: {type(exc).__name__})") from None
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,0 +1,185 @@
+"""At the edges: every command line refuses abbreviations; bad files, an unwritable place and a
+full disk are one line each, exit non-zero, and leave what was saved as it was."""
+
+from __future__ import annotations
+
+import ast
+import errno
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import evaluate as evaluate_mod
+import train as train_mod
+import watch as watch_mod
+from ddpg import rundir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_command_line_refuses_abbreviated_options() -> None:
+    """argparse takes '--conf' for '--config' unless told not to: a typo then sets another option."""
+    tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True)
+    parsers = []
+    for name in tracked.stdout.split():
+        for node in ast.walk(ast.parse((ROOT / name).read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "ArgumentParser":
+                refuses = any(k.arg == "allow_abbrev" and isinstance(k.value, ast.Constant) and k.value.value is False
+                              for k in node.keywords)
+                parsers.append((f"{name}:{node.lineno}", refuses))
+    assert len(parsers) >= 13  # train, watch, evaluate, sweep, the stand-in and the benchmarks
+    assert [where for where, refuses in parsers if not refuses] == []
+
+
+# ------------------------------------------------------------- bad files: one line each
+SMALL = ["--agents", "2", "--max-t", "60", "--no-progress", "--quiet", "--threads", "1", "--config",
+         json.dumps({"buffer_size": 5000, "batch_size": 32, "warmup": 32, "learn_every": 5, "learn_updates": 2})]
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], call: Any, code: int = 2) -> str:
+    with pytest.raises(SystemExit) as exc:
+        call()
+    err = capsys.readouterr().err
+    assert exc.value.code == code and "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("edges") / "run"
+    assert train_mod.main(["--episodes", "2", "--out", str(run), *SMALL]) == 0
+    return run
+
+
+@pytest.mark.parametrize("script", ["evaluate", "watch"])
+def test_a_random_bytes_checkpoint_is_one_line(tmp_path, capsys, script) -> None:
+    junk = tmp_path / "junk.pth"
+    junk.write_bytes(np.random.default_rng(0).bytes(4096))
+    main = (evaluate_mod if script == "evaluate" else watch_mod).main
+    line = _one_line_error(capsys, lambda: main(["--actor", str(junk), "--critic", str(junk)]))
+    assert line == (f"{script}.py: error: cannot read {junk}: it is not a checkpoint (a network's state_dict) "
+                    "saved by torch.save, or it is damaged (PyTorch: UnpicklingError)")
+
+
+def test_a_training_state_given_as_a_checkpoint_is_named(run_folder, capsys) -> None:
+    line = _one_line_error(capsys, lambda: evaluate_mod.main(["--actor", str(run_folder / "training_state.pt")]))
+    assert "holds a training state (training_state.pt), expected a network's state_dict" in line
+
+
+def test_resume_with_a_checkpoint_for_a_training_state_is_one_line(run_folder, tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(run_folder, run)
+    shutil.copy(run / "checkpoint_actor.pth", run / "training_state.pt")
+    before = _files(run)
+    line = _one_line_error(capsys, lambda: train_mod.main(["--resume", str(run), "--episodes", "3"]))
+    assert line.endswith("is not a training state written by train.py: it lacks networks, optimizer, noise, agent, "
+                         "buffer, random, loop (it looks like a network's state_dict: a checkpoint_*.pth?)")
+    assert _files(run) == before
+
+
+def test_resume_with_a_training_state_of_another_architecture_is_one_line(run_folder, tmp_path, capsys) -> None:
+    other = tmp_path / "other"
+    assert train_mod.main(["--episodes", "1", "--out", str(other), *SMALL[:-1],
+                           json.dumps({**json.loads(SMALL[-1]), "actor_fc1": 64})]) == 0
+    run = tmp_path / "run"
+    shutil.copytree(run_folder, run)
+    shutil.copy(other / "training_state.pt", run / "training_state.pt")
+    before = _files(run)
+    capsys.readouterr()
+    line = _one_line_error(capsys, lambda: train_mod.main(["--resume", str(run), "--episodes", "3"]))
+    assert "does not fit the run: its actor_local has layers [fc1 33->64, fc2 64->128, fc3 128->4], the run's " \
+           "run.json builds [fc1 33->128, fc2 128->128, fc3 128->4]" in line
+    assert _files(run) == before
+
+
+def test_watch_into_an_unwritable_place_is_one_line_and_keeps_an_older_video(tmp_path, capsys) -> None:
+    assert watch_mod.main(["--out", "/proc/watch.mp4", "--steps", "2", "--width", "64", "--height", "48"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [f"watch.py: error: cannot write /proc/watch.mp4: {err.split(': ')[-1].strip()}"]
+    video = tmp_path / "watch.gif"
+    video.write_bytes(b"an older video")
+    assert watch_mod.main(["--out", str(video), "--steps", "2", "--width", "64", "--height", "48"]) == 0
+    assert video.read_bytes()[:6] == b"GIF89a" and not list(tmp_path.glob(".*"))
+
+
+# ------------------------------------------------------------- a full disk
+def test_a_full_disk_stops_the_run_with_one_line_and_keeps_the_last_save(run_folder, tmp_path, monkeypatch,
+                                                                         capsys) -> None:
+    """Writes of training_state.pt fail as on a full disk (torch.save then reports only
+    'unexpected pos'); the run stops with the OS's reason, and the folder is as it was."""
+    run = tmp_path / "run"
+    shutil.copytree(run_folder, run)
+    before = _files(run)
+    real_open = open
+
+    class FullDisk:
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def write(self, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.fh, name)
+
+        def __enter__(self) -> FullDisk:
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            self.fh.close()
+
+    def full_open(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        fh = real_open(path, mode, *args, **kwargs)
+        return FullDisk(fh) if "w" in mode and "training_state.pt" in str(path) else fh
+
+    monkeypatch.setattr(rundir, "open", full_open, raising=False)
+    assert train_mod.main(["--resume", str(run), "--episodes", "6", "--save-every", "2", "--no-progress",
+                           "--quiet"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"train.py: error: cannot write {run / 'training_state.pt'}: No space left on device; {run} keeps "
+                   f"its last complete save: once the cause is fixed, python train.py --resume {run} continues from it"]
+    assert _files(run)["training_state.pt"] == before["training_state.pt"]
+    assert not list(run.glob(".*"))
+    monkeypatch.undo()
+    assert train_mod.main(["--resume", str(run), "--episodes", "3", "--no-progress", "--quiet"]) == 0
+    assert "from episode 3, not exactly" in capsys.readouterr().out  # the run does not save its buffer
+
+
+def test_a_real_full_disk(tmp_path, capsys) -> None:
+    """The same on a 1 MB tmpfs (needs root, as in CI): the buffer outgrows it at a save."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (root needed): {mounted.stderr.decode().strip()}")
+    try:
+        run = disk / "run"
+        done = subprocess.run([sys.executable, str(ROOT / "train.py"), "--out", str(run), "--episodes", "40",
+                               "--save-every", "2", "--save-buffer", "--no-stop", "--seed", "2", *SMALL],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert done.returncode == 1
+        line = done.stderr.strip().splitlines()
+        assert len(line) == 1 and ": No space left on device; " in line[0] and "Traceback" not in done.stderr
+        assert not list(run.glob(".*"))
+        saved = tmp_path / "saved"
+        shutil.copytree(run, saved)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+    # The last complete save, moved to a disk with room, resumes exactly: the run ends as one never stopped.
+    record = json.loads((saved / "run.json").read_text())
+    assert train_mod.main(["--resume", str(saved), "--episodes", "8", "--no-progress", "--quiet"]) == 0
+    assert f"from episode {record['resumable_from_episode'] + 1}, exactly" in capsys.readouterr().out
+    straight = tmp_path / "straight"
+    assert train_mod.main(["--out", str(straight), "--episodes", "8", "--save-every", "2", "--save-buffer",
+                           "--no-stop", "--seed", "2", *SMALL]) == 0
+    assert (saved / "scores.csv").read_bytes() == (straight / "scores.csv").read_bytes()
