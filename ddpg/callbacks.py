@@ -127,6 +127,7 @@ class Saver(Callback):
         self.provenance: dict[str, Any] = {}
         self.pinned = False  # train.py --reproducible, asked at the start
         self.snapshot: EpisodeSnapshot | None = None
+        self.lines = {"scores": rundir.CsvLines(), "metrics": rundir.CsvLines()}  # rewritten every episode
 
     def on_start(self, run: Run) -> None:
         # Fixed for the run: asked once (git runs in a subprocess), not at every save.
@@ -143,7 +144,7 @@ class Saver(Callback):
         if not run.stopping and episode.number % self.save_every == 0 and episode.number < run.settings.episodes:
             self.save(run, final=False)
         else:
-            self._write_progress(run)
+            self.write_progress(run)
         self._take_snapshot(run)
 
     def on_end(self, run: Run) -> None:
@@ -160,7 +161,7 @@ class Saver(Callback):
         networks = state["networks"]
         scores = run.scores_array()
         rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, True, state["agent"]["n_updates"]),
-                         networks=(networks["actor_local"], networks["critic_local"]))
+                         networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
         done = len(run.scores)
         how = ("with its replay buffer: a resume continues exactly" if rows is not None
                else "without its replay buffer: a resume refills it, so it is not exact")
@@ -175,18 +176,19 @@ class Saver(Callback):
                                    self.save_buffer)
         self.saved_episodes = len(run.scores)
         scores = run.scores_array()
-        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final))
+        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final),
+                         scores_lines=self.lines["scores"])
 
-    def _write_progress(self, run: Run) -> None:
+    def write_progress(self, run: Run) -> None:
         """What is cheap enough for every episode (benchmarks/bench_saving.py): the scores and
         metrics so far, and run.json, which says up to which episode a resume would continue."""
         self._write_metrics()
         scores = run.scores_array()
-        rundir.write_scores(Path(self.out_dir) / rundir.SCORES_FILE, scores)
+        rundir.write_scores(Path(self.out_dir) / rundir.SCORES_FILE, scores, self.lines["scores"])
         rundir.write_json(Path(self.out_dir) / rundir.RECORD_FILE, self.record(run, scores, False).to_dict())
 
     def _write_metrics(self) -> None:
-        rundir.write_metrics(self.out_dir, self.metrics.rows if self.metrics is not None else [])
+        rundir.write_metrics(self.out_dir, self.metrics.rows if self.metrics is not None else [], self.lines["metrics"])
 
     def _take_snapshot(self, run: Run) -> None:
         assert self.snapshot is not None

@@ -265,14 +265,35 @@ def write_json(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     atomic_write(path, lambda fh: fh.write(data))
 
 
-def write_scores(path: str | os.PathLike[str], scores: np.ndarray) -> None:
-    """scores.csv: a header, then one row per episode (episode number, then each agent)."""
+class CsvLines:
+    """The formatted lines of a CSV that only grows (scores.csv, metrics.csv), kept between
+    writes, so rewriting it after every episode formats one new row, not all of them."""
+
+    def __init__(self) -> None:
+        self.header = ""
+        self.lines: list[str] = []
+
+    def text(self, header: list[str], rows: Any, format_row: Callable[[int, Any], list[Any]]) -> bytes:
+        """The whole file; rows already formatted are reused when the header is unchanged."""
+        head = _csv_line(header)
+        if head != self.header or len(self.lines) > len(rows):
+            self.header, self.lines = head, []
+        for number in range(len(self.lines), len(rows)):
+            self.lines.append(_csv_line(format_row(number, rows[number])))
+        return (self.header + "".join(self.lines)).encode()
+
+
+def _csv_line(values: list[Any]) -> str:
     text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["episode"] + [f"agent_{i}" for i in range(scores.shape[1])])
-    for episode, row in enumerate(scores, start=1):
-        writer.writerow([episode] + [f"{v:.4f}" for v in row])
-    data = text.getvalue().encode()
+    csv.writer(text, lineterminator="\n").writerow(values)
+    return text.getvalue()
+
+
+def write_scores(path: str | os.PathLike[str], scores: np.ndarray, lines: CsvLines | None = None) -> None:
+    """scores.csv: a header, then one row per episode (episode number, then each agent);
+    ``lines`` keeps the rows formatted by earlier writes of the same run."""
+    data = (lines or CsvLines()).text(["episode"] + [f"agent_{i}" for i in range(scores.shape[1])], scores,
+                                      lambda i, row: [i + 1] + [f"{v:.4f}" for v in row])
     atomic_write(path, lambda fh: fh.write(data))
 
 
@@ -285,17 +306,13 @@ def read_scores(path: str | os.PathLike[str]) -> np.ndarray:
     return table[:, 1:]
 
 
-def write_metrics(out_dir: str | os.PathLike[str], rows: list[dict[str, Any]]) -> None:
-    """metrics.csv: one row per episode, the columns in the rows' key order (empty: unknown)."""
+def write_metrics(out_dir: str | os.PathLike[str], rows: list[dict[str, Any]], lines: CsvLines | None = None) -> None:
+    """metrics.csv: one row per episode, the columns in the rows' key order (empty: unknown);
+    ``lines`` keeps the rows formatted by earlier writes of the same run."""
     if not rows:
         return
-    text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: "" if v is None else (f"{v:.6g}" if isinstance(v, float) else v)
-                         for k, v in row.items()})
-    data = text.getvalue().encode()
+    data = (lines or CsvLines()).text(list(rows[0]), rows, lambda _, row: [
+        "" if v is None else (f"{v:.6g}" if isinstance(v, float) else v) for v in row.values()])
     atomic_write(Path(out_dir) / METRICS_FILE, lambda fh: fh.write(data))
 
 
@@ -372,7 +389,8 @@ def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float 
 
 def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
               record: RunRecord, plot: bool = True,
-              networks: tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]] | None = None) -> None:
+              networks: tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]] | None = None,
+              scores_lines: CsvLines | None = None) -> None:
     """Write the checkpoints (the agent's networks, or ``networks``: an actor's and a critic's
     state_dict), scores.csv, (with ``plot``) scores.png, and run.json last."""
     out = Path(out_dir)
@@ -381,7 +399,7 @@ def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
         save_checkpoints(agent, out / ACTOR_FILE, out / CRITIC_FILE)
     else:
         write_checkpoints(*networks, out / ACTOR_FILE, out / CRITIC_FILE)
-    write_scores(out / SCORES_FILE, scores)
+    write_scores(out / SCORES_FILE, scores, scores_lines)
     if plot:
         plot_scores(scores, out / PLOT_FILE, record.target_score, record.window)
     write_json(out / RECORD_FILE, record.to_dict())

@@ -33,18 +33,23 @@ class EpisodeSnapshot:
         self.max_t = max_t
         self.transitions_per_episode = n_agents * (max_t + n_step - 1)
         self.state: dict[str, Any] | None = None
-        self._index = torch.zeros(0, dtype=torch.long)
-        self._kept = torch.zeros(0)
+        self._kept: list[tuple[int, torch.Tensor]] = []  # (first row, rows) of the filled rows at risk
 
     def take(self, agent: Agent, loop: dict[str, Any], env_random_state: dict[str, Any] | None) -> None:
         """Copy what the next episode changes: the agent's small state and the filled rows it may overwrite."""
         state, _ = rundir.training_state(agent, loop, env_random_state, with_buffer=False)
-        self.state = _copied(state)  # an optimiser's state_dict holds its live tensors: the next updates would change them
+        # Everything in it is a fresh copy but the optimisers' state_dicts, which hold their
+        # live tensors: the next updates would change them.
+        state["optimizer"] = _copied(state["optimizer"])
+        self.state = state
         memory = agent.memory
         span = min(self.transitions_per_episode, memory.capacity)
-        index = (memory.pos + torch.arange(span)) % memory.capacity
-        self._index = index[index < memory.size]
-        self._kept = memory.data[self._index].clone()
+        # The next rows written are pos, pos + 1, ... wrapping at the capacity: at most two
+        # runs of rows, of which only the filled ones matter (a save leaves out the rest).
+        end = memory.pos + span
+        runs = [(memory.pos, min(end, memory.size))] + ([(0, min(end - memory.capacity, memory.size))]
+                                                       if end > memory.capacity else [])
+        self._kept = [(lo, memory.data[lo:hi].clone()) for lo, hi in runs if hi > lo]
 
     def rows(self, agent: Agent) -> dict[str, Any] | None:
         """replay_buffer.pt's rows as they were at ``take``; None if more decisions were stepped
@@ -54,7 +59,8 @@ class EpisodeSnapshot:
             return None
         memory = agent.memory
         data = memory.data[:self.state["buffer"]["size"]].clone()
-        data[self._index] = self._kept
+        for lo, kept in self._kept:
+            data[lo:lo + len(kept)] = kept
         return {"rows": data, "capacity": memory.capacity, "t_step": self.state["agent"]["t_step"]}
 
     def for_saving(self, agent: Agent) -> tuple[dict[str, Any], dict[str, Any] | None]:
