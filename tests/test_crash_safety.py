@@ -83,7 +83,11 @@ def test_runs_killed_at_any_moment_resume_from_their_last_complete_save(tmp_path
     assert done.returncode == 0, done.stderr
     points = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]
     cases = _choose(points)
-    assert len([c for c in cases if c[1] == "SIGKILL"]) >= 20
+    kills = len([c for c in cases if c[1] == "SIGKILL"])
+    assert kills >= 20
+    docs = " ".join((ROOT / "docs" / "training.md").read_text().split())  # what the docs say this test does
+    assert f"the {len(points)} points" in docs and f"SIGKILL at {kills} of them" in docs
+    assert f"SIGINT at {len(cases) - kills}" in docs
 
     def crash(case: tuple[int, str]) -> subprocess.CompletedProcess[str]:
         index, how = case

@@ -898,3 +898,16 @@ def test_ours_on_the_peers_machine():
     assert pole["solved"] == 5
     expect(f"5/5 at {steps[0]:,}-{steps[-1]:,} steps, a median of {pole['median_env_steps']:,.0f} in "
            f"{pole['median_seconds']:.1f} s", doc)
+
+
+def test_the_cost_of_saving():
+    """docs/training.md's figures for what keeping a run safe costs (benchmarks/bench_saving.py)."""
+    cost = json.loads((RESULTS / "bench_saving.json").read_text())
+    readme = ("README.md", README)
+    expect(f"take {cost['per_episode_ms']:.2f} ms per episode, {100 * cost['per_episode_share']:.2f}% of the "
+           "committed run's mean episode", readme)
+    expect(f"the checkpoints would add {cost['checkpoints_ms']:.2f} ms", readme)
+    expect(f"A periodic save without the buffer takes {cost['periodic_save_ms']:.0f} ms; the save at a stop, "
+           f"with the {cost['buffer_file_mb']:.0f} MB buffer, {cost['stop_save_ms'] / 1000:.1f} s", readme)
+    committed = json.loads((ROOT / "checkpoint_run.json").read_text())
+    assert cost["committed_episode_ms"] == round(1000 * committed["wall_time_s"] / committed["episodes_run"], 1)
