@@ -65,8 +65,8 @@ class Printer(Callback):
 
     def on_end(self, run: Run) -> None:
         if run.stop is not None:
-            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}) during episode "
-                     f"{len(run.scores) + 1}, which is dropped; {len(run.scores)} complete episodes are kept.")
+            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}): the {len(run.scores)} "
+                     "complete episodes are kept; an episode in progress is dropped.")
         elif run.steps_spent:
             spent = f"Step budget spent: {run.env_steps:,} of {run.settings.max_env_steps:,} environment steps"
             self.say(f"{spent}; the unfinished episode {len(run.scores) + 1} ({run.dropped_steps} steps) is not counted."

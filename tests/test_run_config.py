@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 import train
+from ddpg.cli import given_options
 from ddpg.loop import GOOD_SCORE
 from ddpg.record import RunRecord
 from ddpg.run_config import resolve
@@ -16,8 +17,8 @@ from ddpg_agent import DDPGConfig
 
 
 def _resolve(argv: list[str], record: RunRecord | None = None):
-    args = train.build_parser().parse_args(argv)
-    return resolve(args, set(argv), record, "python train.py " + " ".join(argv))
+    parser = train.build_parser()
+    return resolve(parser.parse_args(argv), given_options(parser, argv), record, "python train.py " + " ".join(argv))
 
 
 def test_the_default_run_is_ddpgconfigs_defaults_and_the_schedule():

@@ -69,7 +69,7 @@ def test_missing_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path) 
         rundir.load_checkpoints(agent, tmp_path / "nothing.pth")
     bad = tmp_path / "bad.pth"
     bad.write_bytes(b"this is not a torch file")
-    with pytest.raises(ValueError, match=r"cannot read checkpoint .*bad\.pth"):
+    with pytest.raises(ValueError, match=r"cannot read .*bad\.pth: it is not a checkpoint"):
         rundir.load_checkpoints(agent, bad)
     wrong = tmp_path / "wrong.pth"
     torch.save(Actor(33, 4, 0, fc1_units=64, fc2_units=64).state_dict(), wrong)

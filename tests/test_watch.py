@@ -139,7 +139,7 @@ def test_corrupt_checkpoint_exits_2_naming_the_file(checkpoints, tmp_path, capsy
         watch.main(["--actor", str(bad), "--critic", str(checkpoints[1]), "--out", str(tmp_path / "x.mp4")])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "cannot read checkpoint" in err and str(bad) in err
+    assert f"cannot read {bad}: it is not a checkpoint" in err and "Traceback" not in err
     assert not (tmp_path / "x.mp4").exists()
 
 
