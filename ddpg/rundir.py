@@ -54,12 +54,17 @@ METRICS_FILE = "metrics.csv"
 PLOT_FILE = "scores.png"
 STATE_FILE = "training_state.pt"
 BUFFER_FILE = "replay_buffer.pt"
+# The buffer of a save under way, until its training_state.pt is in place: replacing
+# replay_buffer.pt first would leave, if the process died in between, the old state with a
+# buffer that is not its own.
+NEXT_BUFFER_FILE = "replay_buffer.next.pt"
 VALUE_MAPS_DIR = "value_maps"  # train.py --animate: one PNG per drawn episode...
 VALUE_MAP_FILE = "value_map.png"  # ...the final picture...
 ANIMATION_STEM = "value_maps"  # ...and the animation, value_maps.mp4 (or .gif without ffmpeg)
 ANIMATION_SUFFIXES = (".mp4", ".gif")
 TEMPORARY_MARK = ".tmp"  # atomic_write's temporary files: .<name>.tmp<pid>
 RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
+             NEXT_BUFFER_FILE,
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
 # DDPGConfig fields that fix the networks' shapes...
 ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
@@ -489,18 +494,23 @@ def training_state(agent: Agent, loop: dict[str, Any], env_random_state: dict[st
 
 
 def write_training_state(run_dir: str | os.PathLike[str], state: dict[str, Any], rows: dict[str, Any] | None) -> None:
-    """Write training_state.pt and, with ``rows``, replay_buffer.pt first; each atomically.
+    """Write training_state.pt and, with ``rows``, replay_buffer.pt; each atomically, and as a pair.
 
-    The rows carry the state's step count, so a process killed between the two files leaves
-    a pair that does not match, and the load then says the resume is not exact. A state
-    saved without rows makes an older replay_buffer.pt useless: it is removed.
+    The rows go to replay_buffer.next.pt first, the state into place, and only then the rows
+    over replay_buffer.pt: whenever the process dies, one of the two buffer files is the
+    state's (``load_training_state`` takes the one whose step count matches). A state saved
+    without rows makes older buffer files useless: they are removed.
     """
     run = Path(run_dir)
     if rows is not None:
-        atomic_write(run / BUFFER_FILE, lambda fh: torch.save(rows, fh))
+        atomic_write(run / NEXT_BUFFER_FILE, lambda fh: torch.save(rows, fh))
     atomic_write(run / STATE_FILE, lambda fh: torch.save(state, fh))
-    if rows is None:
-        (run / BUFFER_FILE).unlink(missing_ok=True)
+    if rows is not None:
+        os.replace(run / NEXT_BUFFER_FILE, run / BUFFER_FILE)
+        faults.point(f"renamed {BUFFER_FILE}")
+    else:
+        for name in (BUFFER_FILE, NEXT_BUFFER_FILE):
+            (run / name).unlink(missing_ok=True)
 
 
 def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dict[str, Any],
@@ -530,9 +540,7 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
         looks = " (it looks like a network's state_dict: a checkpoint_*.pth?)" if isinstance(state, dict) and all(
             isinstance(v, torch.Tensor) for v in state.values()) else ""
         raise ValueError(f"{path} is not a training state written by train.py: it lacks {', '.join(missing)}{looks}")
-    rows = None
-    if state["buffer"]["saved"] and (run / BUFFER_FILE).is_file():
-        rows = _load(run / BUFFER_FILE, "a replay buffer")
+    rows = _buffer_rows(run, state) if state["buffer"]["saved"] else None
     _check_networks(path, state["networks"], agent)
     try:
         exact = agent.load_state_dict(state, rows)
@@ -544,6 +552,20 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
     key_state = {k: (np.array(v, dtype=np.uint32) if isinstance(v, list) else v) for k, v in numpy_state["state"].items()}
     np.random.set_state({**numpy_state, "state": key_state})  # noqa: NPY002
     return {"loop": state["loop"], "environment": random["environment"], "exact": exact}
+
+
+def _buffer_rows(run: Path, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The saved buffer rows that belong to ``state`` (the same step count): replay_buffer.pt,
+    or, after a process died between a save's two renames, replay_buffer.next.pt, which is
+    then moved into place. None when neither is the state's (the resume is not exact)."""
+    for name in (NEXT_BUFFER_FILE, BUFFER_FILE):
+        if (run / name).is_file():
+            rows = _load(run / name, "a replay buffer")
+            if isinstance(rows, dict) and rows.get("t_step") == state["agent"]["t_step"]:
+                if name == NEXT_BUFFER_FILE:
+                    os.replace(run / NEXT_BUFFER_FILE, run / BUFFER_FILE)
+                return rows
+    return None
 
 
 def _load(path: Path, what: str) -> Any:
