@@ -38,19 +38,20 @@ def evaluate(agent: Any, episodes: int = 100, agents: int = 20, seed: int = 0,
 
     scores = np.empty(episodes)
     with open_environment(env_id, agents, seed) as env:
-        for i in tqdm(range(episodes), disable=not progress, unit="ep", leave=False):
+        for i in tqdm(range(episodes), disable=None if progress else True, unit="ep", leave=False):
             scores[i] = run_episode(env, agent).mean()
     return scores
 
 
-def summarise(scores: np.ndarray) -> dict[str, float]:
-    """Mean, sample standard deviation and a normal-approximation 95% confidence interval."""
+def summarise(scores: np.ndarray) -> dict[str, float | None]:
+    """Mean, sample standard deviation and a normal-approximation 95% confidence interval; one
+    episode has no spread, so those are None rather than a zero-width interval."""
     n = len(scores)
-    std = float(scores.std(ddof=1)) if n > 1 else 0.0
-    half = 1.96 * std / math.sqrt(n)
     mean = float(scores.mean())
-    return {"episodes": n, "mean": mean, "std": std, "ci95_low": mean - half, "ci95_high": mean + half,
-            "min": float(scores.min()), "max": float(scores.max())}
+    std = float(scores.std(ddof=1)) if n > 1 else None
+    half = None if std is None else 1.96 * std / math.sqrt(n)
+    return {"episodes": n, "mean": mean, "std": std, "ci95_low": None if half is None else mean - half,
+            "ci95_high": None if half is None else mean + half, "min": float(scores.min()), "max": float(scores.max())}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")
     unit = "arm(s)" if env_id == DEFAULT_ENV else f"{env_id}"
+    if summary["std"] is None:
+        print(f"{source}: 1 episode of {args.agents} {unit}, seed {args.seed}: score {summary['mean']:.2f} (one "
+              "episode has no spread or confidence interval: pass --episodes 2 or more for them)")
+        return 0
     print(f"{source}: {args.episodes} episodes of {args.agents} {unit}, seed {args.seed}: mean {summary['mean']:.2f}, "
           f"std {summary['std']:.2f}, 95% CI [{summary['ci95_low']:.2f}, {summary['ci95_high']:.2f}], "
           f"episodes from {summary['min']:.2f} to {summary['max']:.2f}")

@@ -42,6 +42,7 @@ DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
 # The built-in model's offscreen framebuffer.
 MAX_WIDTH, MAX_HEIGHT = OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT
 VIDEO_SUFFIXES = (".mp4", ".gif")
+FILMSTRIP_SUFFIX = ".png"  # watch.py --out strip.png: four stills of one episode side by side
 
 FrameSink = Callable[[np.ndarray], None]
 
@@ -161,7 +162,7 @@ def _record(env: Any, agent: Any, writer: Any, episodes: int, steps: int, every:
     from tqdm.auto import tqdm
 
     # A progress bar over the frames (``progress``): a long render takes minutes.
-    bar = tqdm(total=episodes * (1 + steps // every), disable=not progress, unit="frame", leave=False)
+    bar = tqdm(total=episodes * (1 + steps // every), disable=None if progress else True, unit="frame", leave=False)
 
     def add_frame(frame: np.ndarray) -> None:
         writer.append_data(frame)
@@ -219,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=positive_int, default=EPISODE_DECISIONS,
                         help=f"decisions per episode, at most {EPISODE_DECISIONS} (default: %(default)s)")
     parser.add_argument("--out", default=None,
-                        help="video file (.mp4 or .gif); writing one implies --no-viewer (default when headless: watch.mp4)")
+                        help="video file (.mp4 or .gif), or a filmstrip (.png: four stills spread over --steps "
+                             "decisions, side by side); writing one implies --no-viewer (default when headless: watch.mp4)")
     parser.add_argument("--fps", type=positive_float, default=None,
                         help=f"video frames per second (default: real time, {DECISIONS_PER_SECOND:g} / --every)")
     parser.add_argument("--every", type=positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
@@ -234,8 +236,8 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     """Problems argparse cannot see on its own; parser.error exits with status 2."""
     if args.steps > EPISODE_DECISIONS:
         parser.error(f"--steps must be at most {EPISODE_DECISIONS} (an episode's length), got {args.steps}")
-    if args.out is not None and Path(args.out).suffix.lower() not in VIDEO_SUFFIXES:
-        parser.error(f"--out must end in .mp4 or .gif, got {args.out!r}")
+    if args.out is not None and Path(args.out).suffix.lower() not in (*VIDEO_SUFFIXES, FILMSTRIP_SUFFIX):
+        parser.error(f"--out must end in .mp4 or .gif (a video) or .png (a filmstrip), got {args.out!r}")
     if args.width > MAX_WIDTH or args.height > MAX_HEIGHT:
         parser.error(f"--width/--height must be at most {MAX_WIDTH}x{MAX_HEIGHT} (the model's offscreen framebuffer), "
                      f"got {args.width}x{args.height}")
@@ -316,6 +318,24 @@ def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent:
         env.close()
 
 
+def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
+    """watch.py --out strip.png: four stills of the greedy policy on the built-in Reacher."""
+    env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=False)
+    try:
+        scores = filmstrip(env, agent, args.out, steps=args.steps, width=args.width, height=args.height)
+    except RuntimeError as exc:  # no GL backend: the environment's message says what to install
+        print(f"watch.py: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # an unwritable folder, a full disk (rundir.SaveError): an older file is untouched
+        print(f"watch.py: error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        _close(env)
+    print(f"Saved {args.out}: four stills over {args.steps} decisions of {args.agents} arm(s), which scored "
+          f"{scores.mean():.2f} on average over them")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = build_parser()
@@ -329,8 +349,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{exc}{hint}")
 
     env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
+    strip = args.out is not None and Path(args.out).suffix.lower() == FILMSTRIP_SUFFIX
     if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
+        if strip:
+            parser.error(f"--out {args.out}: a filmstrip (.png) is for the built-in Reacher; {env_id} runs take "
+                         ".mp4 or .gif")
         return _watch_gym(parser, args, agent, env_id)
+    if strip:
+        return _filmstrip(args, agent)
     want_viewer = args.out is None and not args.no_viewer and display_works()
     env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
     try:

@@ -31,7 +31,8 @@ from ddpg.variants import variants_of
 
 
 class Printer(Callback):
-    """A tqdm bar and (unless ``quiet``) a line per episode; ``log`` replaces tqdm.write."""
+    """A tqdm bar and (unless ``quiet``) a line per episode; ``log`` replaces tqdm.write. The bar
+    shows on a terminal or in a notebook only: in a log file its redraws would be noise."""
 
     def __init__(self, quiet: bool = False, progress: bool = True, log: Callable[[str], None] | None = None) -> None:
         self.quiet, self.progress, self._log = quiet, progress, log
@@ -48,7 +49,7 @@ class Printer(Callback):
     def on_start(self, run: Run) -> None:
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(total=run.settings.episodes, initial=len(run.scores), disable=not self.progress, unit="ep",
+        self.bar = tqdm(total=run.settings.episodes, initial=len(run.scores), disable=None if self.progress else True, unit="ep",
                         dynamic_ncols=True, leave=False)
 
     def on_episode(self, run: Run, episode: Episode) -> None:

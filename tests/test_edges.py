@@ -183,3 +183,49 @@ def test_a_real_full_disk(tmp_path, capsys) -> None:
     assert train_mod.main(["--out", str(straight), "--episodes", "8", "--save-every", "2", "--save-buffer",
                            "--no-stop", "--seed", "2", *SMALL]) == 0
     assert (saved / "scores.csv").read_bytes() == (straight / "scores.csv").read_bytes()
+
+
+# ------------------------------------------------------------- what the tools say is so
+def test_watch_writes_a_filmstrip_for_a_png(tmp_path, capsys) -> None:
+    strip = tmp_path / "strip.png"
+    assert watch_mod.main(["--out", str(strip), "--steps", "30", "--agents", "2", "--width", "64", "--height", "48"]) == 0
+    from PIL import Image
+
+    with Image.open(strip) as image:
+        assert image.size == (4 * 64 + 3 * 4, 48)  # four stills and the white gaps between them
+    assert "Saved" in capsys.readouterr().out
+
+
+def test_one_evaluation_episode_claims_no_interval(capsys) -> None:
+    assert evaluate_mod.main(["--episodes", "1", "--agents", "2", "--no-progress"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "1 episode of 2 arm(s)" in line and "CI" not in line and "no spread or confidence interval" in line
+    summary = evaluate_mod.summarise(np.array([3.0]))
+    assert summary["std"] is None and summary["ci95_low"] is None and summary["mean"] == 3.0
+
+
+def test_progress_bars_only_on_a_terminal(capsys) -> None:
+    """Written into a log (stderr not a terminal, as under pytest), a bar would be noise."""
+    from ddpg.callbacks import Printer
+    from ddpg.loop import train
+    from ddpg_agent import Agent
+    from tests._agent_helpers import FakeEnv
+
+    printer = Printer(quiet=True, progress=True)
+    train(FakeEnv(num_agents=2, episode_len=5), Agent(33, 4, 0, buffer_size=100), episodes=2, callbacks=[printer])
+    assert printer.bar.disable and "ep/s" not in capsys.readouterr().err
+
+
+def test_nothing_points_outside_the_repository_and_no_issue_numbers_in_what_readers_read() -> None:
+    """Readers do not see the issue tracker: a change is told in words or by commit."""
+    shared = subprocess.run(["git", "grep", "-l", "-F", "../shared", "--", ":!tests"], cwd=ROOT, capture_output=True, text=True)
+    assert shared.stdout.split() == []
+    readable = [ROOT / "README.md", ROOT / "Report.md", *sorted((ROOT / "docs").glob("*.md"))]
+    texts = {p.name: p.read_text() for p in readable}
+    for notebook in sorted(ROOT.glob("*.ipynb")):
+        cells = json.loads(notebook.read_text())["cells"]
+        texts[notebook.name] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    import re
+
+    found = {name: re.findall(r"issues? \d+", text, flags=re.IGNORECASE) for name, text in texts.items()}
+    assert {name: hits for name, hits in found.items() if hits} == {}

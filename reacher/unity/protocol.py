@@ -4,8 +4,9 @@ Why at run time: the genuine client ships code generated for protobuf 3, which c
 imported under this project's protobuf 7, and compiling a .proto would add a protoc build
 step. Only the wire format has to match the client: package name, message names (for the
 gRPC method path), field numbers and field types. The schema below is this project's own
-description of those facts (see ../shared/unityagents-protocol-facts.md); it declares only
-what the stand-in needs plus the fields the client reads or writes.
+description of those facts, checked against the genuine client by the tests that drive it
+(tests/test_unity_standin.py); it declares only what the stand-in needs plus the fields the
+client reads or writes.
 """
 
 from __future__ import annotations
