@@ -229,3 +229,17 @@ def test_nothing_points_outside_the_repository_and_no_issue_numbers_in_what_read
 
     found = {name: re.findall(r"issues? \d+", text, flags=re.IGNORECASE) for name, text in texts.items()}
     assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_the_readme_shows_the_trained_arms_made_by_its_command() -> None:
+    """The README's animation exists, loads fast, and the command that made it is beside it."""
+    readme = (ROOT / "README.md").read_text()
+    assert "](docs/media/arms.gif)" in readme
+    command = ".venv/bin/python watch.py --out docs/media/arms.gif --steps 250 --every 2 --fps 12.5 --width 320 --height 240"
+    assert command in " ".join(readme.split())
+    gif = ROOT / "docs" / "media" / "arms.gif"
+    assert gif.stat().st_size <= 2_000_000
+    from PIL import Image
+
+    with Image.open(gif) as image:  # the command's frames: decisions 0, 2, ..., 250 at 320x240, looping
+        assert (image.n_frames, image.size, image.info["loop"]) == (126, (320, 240), 0)
