@@ -911,3 +911,13 @@ def test_the_cost_of_saving():
            f"with the {cost['buffer_file_mb']:.0f} MB buffer, {cost['stop_save_ms'] / 1000:.1f} s", readme)
     committed = json.loads((ROOT / "checkpoint_run.json").read_text())
     assert cost["committed_episode_ms"] == round(1000 * committed["wall_time_s"] / committed["episodes_run"], 1)
+
+
+def test_the_readme_says_what_the_solved_at_count_means():
+    """Episode 100 is the earliest possible solve; the course's code prints it as 0 episodes."""
+    run = json.loads((ROOT / "checkpoint_run.json").read_text())
+    window = run["window"]
+    readme = ("README.md", README)
+    expect(f"Episode {window} is the earliest a run can be solved", readme)
+    expect(f"would print \"Environment solved in {run['solved_at_episode'] - window} episodes\"", readme)
+    expect(f"\"solved in 150 episodes\" solved at episode {150 + window} in this count", readme)
