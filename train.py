@@ -22,12 +22,11 @@ import shlex
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from ddpg import callbacks, reproducible, rundir
 from ddpg.agents import LEARNERS, make_agent
-from ddpg.cli import finite_float, given_options, json_object, non_negative_int, positive_int
+from ddpg.cli import finite_float, finite_float_or_off, given_options, json_object, non_negative_int, positive_int
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.run_config import UNSET, RunConfig, resolve
 from ddpg.solved import SOLVE_SCORE
@@ -94,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides (or variants.VariantConfig keys: replay, "
                         "exploration, batch_norm, preset, ...), or a path to a JSON file")
-    p.add_argument("--good-score", type=_good_score, default=UNSET,
+    p.add_argument("--good-score", type=finite_float_or_off, default=UNSET,
                    help=f"schedule: after an episode scoring at least this (mean over agents), "
                         f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
                         "off on Gymnasium tasks; 'off' turns it off)")
@@ -120,19 +119,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no per-episode lines")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     return p
-
-
-def _good_score(text: str) -> float | None:
-    """--good-score: a number, or 'off'."""
-    if text.strip().lower() == "off":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'off', got {text!r}") from None
-    if not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number or 'off', got {text!r}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,15 +36,24 @@ def non_negative_int(text: str) -> int:
     return _int_at_least(0, text, "a non-negative integer")
 
 
-def finite_float(text: str) -> float:
-    """Any finite number: 'nan' and 'inf' would reach run.json, which JSON cannot hold."""
+def _finite(text: str, alternative: str = "") -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number{alternative}, got {text!r}") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a finite number{alternative}, got {text!r}")
     return value
+
+
+def finite_float(text: str) -> float:
+    """Any finite number: 'nan' and 'inf' would reach run.json, which JSON cannot hold."""
+    return _finite(text)
+
+
+def finite_float_or_off(text: str) -> float | None:
+    """A finite number, or 'off' (None): a setting that can be turned off (train.py --good-score)."""
+    return None if text.strip().lower() == "off" else _finite(text, " or 'off'")
 
 
 def positive_float(text: str) -> float:
