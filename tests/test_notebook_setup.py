@@ -110,3 +110,21 @@ def test_reproducible_mode_is_one_switch_set_before_the_libraries_load(notebook)
     assert code.index("reproducible.pin()") < code.index("import numpy") < code.index("import torch")
     assert 'os.environ.get("REACHER_REPRODUCIBLE") == "1"' in code
     assert "reproducible=reproducible.active(), machine=reproducible.machine()" in code
+
+
+def test_the_watch_section_shows_the_arms_on_github(notebook):
+    """Pictures kept in the outputs (GitHub renders them; it plays no video), and no output that
+    points into runs/, which git ignores."""
+    cells = notebook["cells"]
+    watch = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and "Watch the Trained Arms" in "".join(c["source"]))
+    kinds = {kind for c in cells[watch:] if c["cell_type"] == "code" for o in c["outputs"] for kind in o.get("data", {})}
+    assert {"image/png", "image/gif"} <= kinds
+    text = json.dumps(_outputs(notebook))
+    assert "runs/" not in text
+
+
+def test_one_variable_chooses_one_arm_or_twenty_and_quick_mode_learns(notebook):
+    code = "\n".join(_code(notebook))
+    assert "NUM_AGENTS = 20" in code and 'make_env("builtin", num_agents=NUM_AGENTS' in code
+    assert "reacher_task(num_agents)" in code  # one arm takes its own settings
+    assert "assert agent.n_updates > 0" in code  # nbval fails the notebook if quick mode learned nothing
