@@ -13,8 +13,10 @@ interrupted ones), and then:
 
     benchmarks/results/ablation.json   "runs": one record per run (variant, group, seed, config,
                                        per-episode mean scores, solved-at, times, learner)
-    benchmarks/results/ablation.md     the table Report.md quotes
-    benchmarks/results/ablation.png    mean +- standard deviation learning curves, a panel per group
+    benchmarks/results/ablation.md     the table Report.md quotes, each row with the baseline it was
+                                       measured against
+    benchmarks/results/ablation.png    mean +- standard deviation learning curves, a panel per group,
+                                       each beside its baseline
 
 A variant's record in the JSON is replaced by a new run of it; other variants' are kept.
 """
@@ -53,13 +55,28 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], str]] = {
     "width_64": ("single changes", {"actor_fc1": 64, "actor_fc2": 64, "critic_fc1": 64, "critic_fc2": 64},
                  "64-unit hidden layers instead of 128"),
     # Rows other than "default" were measured as changes from the one-step default of their
-    # commit (ablation.json records each run's config); 3-step returns and the critic's layer
-    # norm are now the default's.
+    # commit (BASELINE below; ablation.json records each run's config); 3-step returns and the
+    # critic's layer norm are now the default's.
     "n_step_3": ("variants", {"n_step": 3}, "3-step returns (on the one-step default; now the default's)"),
     "prioritized": ("variants", {"replay": "prioritized"}, "prioritized replay (alpha 0.6, beta 0.4 -> 1)"),
     "noisy": ("variants", {"exploration": "noisy"}, "NoisyNet actor instead of OU noise"),
     "batch_norm": ("variants", {"batch_norm": True}, "batch norm in actor and critic"),
 }
+
+
+# What every row but "default" was measured against: the default of their commits (November
+# 22), before 3-step returns, the critic's layer norm and gamma 0.95 joined it. Its five runs
+# are kept in ablation.json under "baseline" (the default rows of the file at commit 5e5dca0,
+# run through this script at commits 70dec9e and 1c7058a, as the other rows), so the table and
+# the figure set each row beside the baseline it was measured with.
+BASELINE = "one_step_default"
+BASELINE_WHAT = ("the default before 3-step returns, layer norm and gamma 0.95: one-step returns, gamma 0.99, "
+                 "warm-up 2,560, 10 updates while good")
+
+
+def measured_against(name: str) -> str:
+    """The baseline a row was measured against: today's default is its own; every other row the one-step default."""
+    return "-" if name == "default" else BASELINE
 
 
 def first_reaching(means: np.ndarray, level: float = FIRST_MEAN) -> int | None:
@@ -90,22 +107,25 @@ def collect(names: list[str], runs_dir: Path) -> list[dict[str, Any]]:
     return records
 
 
-def summarise(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per variant: solved count, solved-at median and range, first mean >= 30, wall-clock."""
+def summarise(runs: list[dict[str, Any]], baseline: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Per variant: solved count, solved-at median and range, first mean >= 30, wall-clock, and
+    the baseline it was measured against; the baseline's own row first (``baseline``: its runs)."""
+    named = [(BASELINE, "baseline", BASELINE_WHAT, baseline or [])] + [
+        (name, group, what, [r for r in runs if r["variant"] == name]) for name, (group, _, what) in VARIANTS.items()]
     rows = []
-    for name in VARIANTS:
-        mine = [r for r in runs if r["variant"] == name]
+    for name, group, what, mine in named:
         if not mine:
             continue
         solved = [r["solved_at"] for r in mine if r["solved_at"] is not None]
         firsts = [r["first_mean_30"] for r in mine]
         rows.append({
-            "variant": name, "group": mine[0]["group"], "seeds": len(mine), "solved": len(solved),
+            "variant": name, "group": group, "seeds": len(mine), "solved": len(solved),
             "median_solved_at": median_with_unsolved([r["solved_at"] for r in mine]),
             "solved_at_range": [min(solved), max(solved)] if solved else None,
             "median_first_mean_30": median_with_unsolved(firsts),
             "median_time_to_solve_s": median_with_unsolved([r["time_to_solve_s"] for r in mine]),
-            "learner": mine[0]["learner"], "what": VARIANTS[name][2],
+            "learner": mine[0]["learner"], "what": what,
+            "measured_against": "-" if name == BASELINE else measured_against(name),
         })
     return rows
 
@@ -115,59 +135,64 @@ def _fmt(value: float | None, digits: int = 0, unit: str = "") -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| variant | what | solved | solved at: median (range) | first episode with mean >= 30: median "
-             "| time to solve: median | learner |", "|---|---|---|---|---|---|---|"]
+    lines = ["| variant | what | measured against | solved | solved at: median (range) | first episode with mean "
+             ">= 30: median | time to solve: median | learner |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         span = "" if r["solved_at_range"] is None else f" ({r['solved_at_range'][0]}-{r['solved_at_range'][1]})"
-        lines.append(f"| {r['variant']} | {r['what']} | {r['solved']}/{r['seeds']} | "
+        lines.append(f"| {r['variant']} | {r['what']} | {r['measured_against']} | {r['solved']}/{r['seeds']} | "
                      f"{_fmt(r['median_solved_at'])}{span} | {_fmt(r['median_first_mean_30'])} | "
                      f"{_fmt(r['median_time_to_solve_s'], unit=' s')} | {r['learner']} |")
     return "\n".join(lines) + "\n"
 
 
-def plot(runs: list[dict[str, Any]], path: Path) -> None:
-    """Mean +- standard deviation of the per-episode mean score over seeds, a panel per group
-    (the default's mean, dotted, in each). Runs stop when solved, so each curve ends where
-    its first seed stopped."""
+def plot(runs: list[dict[str, Any]], baseline: list[dict[str, Any]], path: Path) -> None:
+    """Mean +- standard deviation of the per-episode mean score over seeds, a panel per group,
+    each row beside the baseline it was measured against (dotted): today's default beside the
+    one-step default it replaced, every other row beside that one-step default, its baseline.
+    Runs stop when solved, so each curve ends where its first seed stopped."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups = list(dict.fromkeys(VARIANTS[r["variant"]][0] for r in runs))
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.2), squeeze=False, sharey=True)
-    for ax, group in zip(axes[0], groups, strict=True):
-        for name in VARIANTS:
-            reference = name == "default" and VARIANTS[name][0] != group  # the default in every panel
-            curves = [np.array(r["scores"]) for r in runs if r["variant"] == name
-                      and (r["group"] == group or reference)]
-            if not curves:
-                continue
-            n = min(len(c) for c in curves)
-            stack = np.stack([c[:n] for c in curves])
-            x = np.arange(1, n + 1)
-            mean, std = stack.mean(axis=0), stack.std(axis=0)
-            if reference:
-                ax.plot(x, mean, color="black", ls=":", lw=1.2, label=f"{name} ({len(curves)} seeds)")
-                continue
-            ax.plot(x, mean, label=f"{name} ({len(curves)} seeds)")
+    def curve(ax: Any, scores: list[list[float]], label: str, **style: Any) -> None:
+        n = min(len(c) for c in scores)
+        stack = np.stack([np.array(c[:n]) for c in scores])
+        x, mean, std = np.arange(1, n + 1), stack.mean(axis=0), stack.std(axis=0)
+        ax.plot(x, mean, label=f"{label} ({len(scores)} seeds)", **style)
+        if not style:
             ax.fill_between(x, mean - std, mean + std, alpha=0.2)
+
+    panels = {"today's default": ["default"]}
+    for name, (group, _, _) in VARIANTS.items():
+        if name != "default":
+            panels.setdefault(group if group != "reference" else "the course's settings", []).append(name)
+    panels = {title: [n for n in names if any(r["variant"] == n for r in runs)] for title, names in panels.items()}
+    panels = {title: names for title, names in panels.items() if names}
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False, sharey=True)
+    for ax, (title, names) in zip(axes[0], panels.items(), strict=True):
+        for name in names:
+            curve(ax, [r["scores"] for r in runs if r["variant"] == name], name)
+        if baseline:
+            which = "the default it replaced" if names == ["default"] else "their baseline"
+            curve(ax, [r["scores"] for r in baseline], f"one-step default, {which}", color="black", ls=":", lw=1.2)
         ax.axhline(SOLVE_SCORE, color="grey", lw=0.8, ls="--")
-        ax.set_title(group)
+        ax.set_title(title)
         ax.set_xlabel("episode")
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=7.5, loc="lower right")
     axes[0][0].set_ylabel("score (mean over 20 arms)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def write_outputs(runs: list[dict[str, Any]], command: str) -> list[dict[str, Any]]:
-    rows = summarise(runs)
+def write_outputs(runs: list[dict[str, Any]], command: str, baseline: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = summarise(runs, baseline.get("runs"))
     rundir.write_json(JSON_FILE, {"command": command, "episodes_cap": EPISODES, "platform": platform.platform(),
-                                  "machine": reproducible.machine(), "cpus_per_run": 1, "runs_at_once": 2, "summary": rows, "runs": runs})
+                                  "machine": reproducible.machine(), "cpus_per_run": 1, "runs_at_once": 2, "summary": rows,
+                                  "runs": runs, "baseline": baseline})
     TABLE_FILE.write_text(table(rows))
-    plot(runs, PLOT_FILE)
+    plot(runs, baseline.get("runs") or [], PLOT_FILE)
     return rows
 
 
@@ -201,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         saved["runs"] = [r for r in saved["runs"] if r["variant"] not in done] + fresh
         if done:
             command = "python benchmarks/bench_ablation.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
-    rows = write_outputs(saved["runs"], command)
+    rows = write_outputs(saved["runs"], command, saved.get("baseline", {}))
     print(table(rows))
     print(f"Wrote {JSON_FILE.name}, {TABLE_FILE.name} and {PLOT_FILE.name} in {RESULTS}")
     return 0

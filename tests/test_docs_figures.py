@@ -224,14 +224,18 @@ def test_ablation_table_is_the_one_built_from_the_results():
         assert run["config"] == bench_ablation.VARIANTS[run["variant"]][1]
     for variant in {r["variant"] for r in runs}:  # every variant measured over 5 seeds
         assert sorted(r["seed"] for r in runs if r["variant"] == variant) == [0, 1, 2, 3, 4], variant
-    rows = bench_ablation.summarise(runs)
+    baseline = data["baseline"]["runs"]  # what every row but today's default was measured against
+    assert sorted(r["seed"] for r in baseline) == [0, 1, 2, 3, 4] and all(r["config"] == {} for r in baseline)
+    rows = bench_ablation.summarise(runs, baseline)
     assert rows == data["summary"]
+    assert [(r["variant"], r["measured_against"]) for r in rows][:2] == [(bench_ablation.BASELINE, "-"), ("default", "-")]
+    assert {r["measured_against"] for r in rows[2:]} == {bench_ablation.BASELINE}
     table = bench_ablation.table(rows)
     assert table == (RESULTS / "ablation.md").read_text()
     for line in table.splitlines():
         assert line in REPORT, f"Report.md should hold the ablation table row {line!r} (benchmarks/results/ablation.md)"
     for row in rows:  # the runs' solved-at episodes agree with their scores
-        mine = [r for r in runs if r["variant"] == row["variant"]]
+        mine = [r for r in runs + baseline if r["variant"] == row["variant"]]
         for r in mine:
             assert r["solved_at"] is None or r["solved_at"] == len(r["scores"])
 
