@@ -925,3 +925,22 @@ def test_the_readme_says_what_the_solved_at_count_means():
     expect(f"Episode {window} is the earliest a run can be solved", readme)
     expect(f"would print \"Environment solved in {run['solved_at_episode'] - window} episodes\"", readme)
     expect(f"\"solved in 150 episodes\" solved at episode {150 + window} in this count", readme)
+
+
+def test_every_figure_says_where_it_comes_from():
+    """The README's reward plot is the committed run's, and the value map is the run whose
+    command and record docs/gymnasium.md gives."""
+    import numpy as np
+
+    from ddpg.solved import solved_at
+
+    committed = json.loads((ROOT / "checkpoint_run.json").read_text())
+    scores = np.loadtxt(ROOT / "checkpoint_scores.csv", delimiter=",", skiprows=1, ndmin=2)[:, 1:]
+    assert scores.shape == (committed["episodes_run"], committed["n_agents"])
+    assert solved_at(scores.mean(axis=1)) == committed["solved_at_episode"]
+    assert "![Rewards of the committed run](checkpoint_scores.png)" in README
+    value_map = json.loads((RESULTS / "mountaincar_value_map_run.json").read_text())
+    assert (value_map["env_id"], value_map["seed"], value_map["solved_at_episode"]) == ("MountainCarContinuous-v0", 0, 100)
+    expect("`.venv/bin/python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc` (seed 0)",
+           ("README.md", README))
+    expect(f"episode {value_map['solved_at_episode']}, its return in the title", ("README.md", README))
