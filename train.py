@@ -181,6 +181,9 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
                   "writing it now")
         elif done >= cfg.loop.episodes:
             parser.error(f"--resume: the run already has {done} episodes; pass --episodes above that")
+        elif ended:
+            print(f"The run solved at episode {resume['solved_at']} and stops when solved: there is nothing more to "
+                  "train (pass --no-stop to train on); its final save is written again")
         if cfg.loop.max_env_steps is not None and taken + cfg.n_agents > cfg.loop.max_env_steps:
             parser.error(f"--resume: the run already took {taken:,} environment steps; pass --max-env-steps of "
                          f"at least {taken + cfg.n_agents:,}")
