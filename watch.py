@@ -310,12 +310,17 @@ def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent:
             record_video(env, agent, out, args.episodes, args.steps, args.every, fps,
                          on_episode=lambda i, s: print(f"Episode {i}: return {s.mean():.2f}", flush=True), progress=True)
         except OSError as exc:  # an unwritable folder, a full disk: any older video is untouched
-            print(f"watch.py: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
+            return _error(f"cannot write {out}: {exc.strerror or exc}")
         print(f"Saved {out}")
         return 0
     finally:
         env.close()
+
+
+def _error(message: str) -> int:
+    """One line on stderr, as argparse's own errors read, and the exit status of a failure at run time."""
+    print(f"watch.py: error: {message}", file=sys.stderr)
+    return 1
 
 
 def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
@@ -324,11 +329,9 @@ def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
     try:
         scores = filmstrip(env, agent, args.out, steps=args.steps, width=args.width, height=args.height)
     except RuntimeError as exc:  # no GL backend: the environment's message says what to install
-        print(f"watch.py: error: {exc}", file=sys.stderr)
-        return 1
+        return _error(str(exc))
     except OSError as exc:  # an unwritable folder, a full disk (rundir.SaveError): an older file is untouched
-        print(f"watch.py: error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return _error(f"cannot write {args.out}: {exc.strerror or exc}")
     finally:
         _close(env)
     print(f"Saved {args.out}: four stills over {args.steps} decisions of {args.agents} arm(s), which scored "
@@ -381,11 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             record_video(env, agent, out, args.episodes, args.steps, args.every, fps, args.width, args.height,
                          on_episode=lambda i, s: _report(i, s, args.steps), progress=True)
         except RuntimeError as exc:  # no GL backend: the environment's message says what to install
-            print(f"watch.py: error: {exc}", file=sys.stderr)
-            return 1
+            return _error(str(exc))
         except OSError as exc:  # an unwritable folder, a full disk: any older video is untouched
-            print(f"watch.py: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
+            return _error(f"cannot write {out}: {exc.strerror or exc}")
         print(f"Saved {out}")
         return 0
     finally:

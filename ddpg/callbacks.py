@@ -156,29 +156,26 @@ class Saver(Callback):
             return
         assert self.snapshot is not None and self.snapshot.state is not None
         state, rows = self.snapshot.for_saving(run.agent)
-        self._write_metrics()
-        rundir.write_training_state(self.out_dir, state, rows)
-        self.saved_episodes = len(run.scores)
-        networks = state["networks"]
-        scores = run.scores_array()
-        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, True, state["agent"]["n_updates"]),
-                         networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
+        self.save(run, final=True, saved=(state, rows))
         done = len(run.scores)
         how = ("with its replay buffer: a resume continues exactly" if rows is not None
                else "without its replay buffer: a resume refills it, so it is not exact")
         self.log(f"Saved the run as it stood after episode {done}, {how} from episode {done + 1}: "
                  f"python train.py --resume {self.out_dir}")
 
-    def save(self, run: Run, final: bool) -> None:
+    def save(self, run: Run, final: bool, saved: tuple[dict[str, Any], dict[str, Any] | None] | None = None) -> None:
         """Everything: metrics first, then the training state, then the checkpoints, scores and
-        plot, run.json last; so the training state is never ahead of metrics.csv."""
+        plot, run.json last; so the training state is never ahead of metrics.csv. ``saved``: the
+        training state and buffer rows to write (at a stop, the snapshot's), else the run's now;
+        the checkpoints and the update count are that state's."""
         self._write_metrics()
-        rundir.save_training_state(self.out_dir, run.agent, run.loop_state(), getattr(run.env, "random_state", None),
-                                   self.save_buffer)
+        state, rows = saved or rundir.training_state(run.agent, run.loop_state(), getattr(run.env, "random_state", None),
+                                                     self.save_buffer)
+        rundir.write_training_state(self.out_dir, state, rows)
         self.saved_episodes = len(run.scores)
-        scores = run.scores_array()
-        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final),
-                         scores_lines=self.lines["scores"])
+        scores, networks = run.scores_array(), state["networks"]
+        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final, state["agent"]["n_updates"]),
+                         networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
 
     def write_progress(self, run: Run) -> None:
         """What is cheap enough for every episode (benchmarks/bench_saving.py): the scores and

@@ -74,7 +74,12 @@ NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "expl
 
 class SaveError(OSError):
     """A file of the run could not be written (a full disk, a read-only folder). The file it
-    was to replace, and every other file of the folder, are as the last complete save left them."""
+    was to replace, and every other file of the folder, are as the last complete save left them.
+    Reads "cannot write PATH: REASON"; ``strerror`` is the reason alone, as for any OSError."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"cannot write {path}: {reason}")
+        self.strerror = reason
 
 
 class _Handed:
@@ -91,10 +96,7 @@ class _Handed:
             self.error = exc
             raise
 
-    def flush(self) -> None:
-        self.fh.flush()
-
-    def __getattr__(self, name: str) -> Any:  # tell, seek, fileno...: as the file itself
+    def __getattr__(self, name: str) -> Any:  # flush, tell, seek, fileno...: as the file itself
         return getattr(self.fh, name)
 
 
@@ -124,13 +126,13 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Any], None]) -> 
             except Exception as exc:
                 if handed.error is None and not isinstance(exc, OSError):
                     raise
-                raise SaveError(f"cannot write {path}: {_reason(handed.error or exc)}") from None
+                raise SaveError(path, _reason(handed.error or exc)) from None
         os.replace(tmp, path)
         faults.point(f"renamed {path.name}")
     except SaveError:
         raise
     except OSError as exc:  # the temporary file could not be made, or the rename failed
-        raise SaveError(f"cannot write {path}: {_reason(exc)}") from None
+        raise SaveError(path, _reason(exc)) from None
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -193,12 +195,22 @@ def _layer_sizes(state: dict[str, torch.Tensor]) -> str:
     return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "")
 
 
+def _same_layers(saved: dict[str, Any], expected: dict[str, torch.Tensor]) -> bool:
+    """The same tensors by name and shape: a state_dict that loads into the module of ``expected``."""
+    return set(saved) == set(expected) and all(getattr(saved[k], "shape", None) == expected[k].shape for k in saved)
+
+
+def _is_state_dict(value: Any) -> bool:
+    """A network's state_dict (names to tensors), as a checkpoint holds."""
+    return isinstance(value, dict) and all(isinstance(v, torch.Tensor) for v in value.values())
+
+
 def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"checkpoint not found: {path}")
     state = _load(Path(path), "a checkpoint (a network's state_dict)")
-    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+    if not _is_state_dict(state):
         kind = "a training state (training_state.pt)" if isinstance(state, dict) and "networks" in state \
             else f"a {type(state).__name__}"
         raise ValueError(f"checkpoint {path} holds {kind}, expected a network's state_dict (checkpoint_actor.pth)")
@@ -226,7 +238,7 @@ def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
     for path, module in pairs:
         state = read_state_dict(path)
         expected = module.state_dict()
-        if set(state) != set(expected) or any(state[k].shape != expected[k].shape for k in state):
+        if not _same_layers(state, expected):
             raise ValueError(
                 f"checkpoint {os.fspath(path)} does not match the network: it has layers "
                 f"[{_layer_sizes(state)}], the agent expects [{_layer_sizes(expected)}]. "
@@ -537,8 +549,7 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
     state = _load(path, "a training state")
     missing = [part for part in STATE_PARTS if part not in state] if isinstance(state, dict) else list(STATE_PARTS)
     if missing:
-        looks = " (it looks like a network's state_dict: a checkpoint_*.pth?)" if isinstance(state, dict) and all(
-            isinstance(v, torch.Tensor) for v in state.values()) else ""
+        looks = " (it looks like a network's state_dict: a checkpoint_*.pth?)" if _is_state_dict(state) else ""
         raise ValueError(f"{path} is not a training state written by train.py: it lacks {', '.join(missing)}{looks}")
     rows = _buffer_rows(run, state) if state["buffer"]["saved"] else None
     _check_networks(path, state["networks"], agent)
@@ -591,6 +602,6 @@ def _check_networks(path: Path, networks: dict[str, Any], agent: Agent) -> None:
         if module is None or not isinstance(saved, dict):
             raise ValueError(f"{path} does not fit the run's agent: it has a network {name!r} the agent lacks")
         expected = module.state_dict()
-        if set(saved) != set(expected) or any(getattr(saved[k], "shape", None) != expected[k].shape for k in saved):
+        if not _same_layers(saved, expected):
             raise ValueError(f"{path} does not fit the run: its {name} has layers [{_layer_sizes(saved)}], the run's "
                              f"{RECORD_FILE} builds [{_layer_sizes(expected)}]")
