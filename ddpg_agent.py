@@ -14,8 +14,9 @@ s_t+n, gamma^n): the same update then carries rewards n steps back. The critic n
 hidden layers (``critic_layer_norm``, model.py). Exploration adds Ornstein-Uhlenbeck noise to
 the action while training. An episode cut by a time limit is not terminal: it bootstraps.
 
-This is the plain-PyTorch version (autograd, torch.optim.Adam); ``ddpg.fast.FastAgent`` computes
-the same update by hand over two threads, proven equal by tests (``train.py --learner fast``).
+This is the plain-PyTorch version (autograd, torch.optim.Adam), on any device. A back-end
+(``ddpg/backends``) may run the same update faster: written out by hand on a CPU, or captured
+as one CUDA graph on a GPU, each proven equal to ``learn`` below by tests.
 """
 
 from __future__ import annotations
@@ -69,12 +70,12 @@ class DDPGConfig(CheckedConfig):
 
 
 class ReplayBuffer:
-    """Fixed-size ring buffer, preallocated: each transition is one float32 row ``[state |
-    action | reward | next_state | discount]``, so drawing a batch (uniformly, with
-    replacement) is a single indexing operation."""
+    """Fixed-size ring buffer, preallocated: each transition is one float32 row ``[state | action | reward |
+    next_state | discount]``, so drawing a batch (uniformly, with replacement) is a single indexing operation."""
 
-    def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int, seed: int) -> None:
-        s, a = state_size, action_size
+    def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int, seed: int,
+                 device: torch.device | str = "cpu") -> None:
+        s, a, self.device = state_size, action_size, torch.device(device)  # rows on the CPU, batches to the device
         self.columns = {"states": (0, s), "actions": (s, s + a), "rewards": (s + a, s + a + 1),
                         "next_states": (s + a + 1, 2 * s + a + 1), "discounts": (2 * s + a + 1, 2 * s + a + 2)}
         self.capacity, self.batch_size = buffer_size, batch_size
@@ -82,7 +83,7 @@ class ReplayBuffer:
         self.pos, self.size = 0, 0  # the next row to write, the rows filled so far
         self.generator = torch.Generator().manual_seed(seed)
 
-    def __len__(self) -> int:
+    def __len__(self) -> int:  # the rows filled so far
         return self.size
 
     def add(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
@@ -103,7 +104,7 @@ class ReplayBuffer:
         if self.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         index = torch.randint(self.size, (self.batch_size,), generator=self.generator)
-        return self.split(self.data[index])
+        return self.split(self.data[index].to(self.device))
 
     def split(self, rows: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Views of a block of rows as (states, actions, rewards, next_states, discounts)."""
@@ -111,12 +112,10 @@ class ReplayBuffer:
 
 
 class NStepReturns:
-    """Each arm's transitions, stored n steps late with the rewards in between summed:
-    (s_t, a_t, r_t + gamma r_t+1 + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n), so the target
-    y = R + gamma^n Q'(s_t+n, mu'(s_t+n)) brings a reward n steps back per update; n = 1 is
-    one-step DDPG. A terminal state stores the arm's pending steps with discount 0 (the arm
-    then leaves its episode: one row fewer); at a time limit they bootstrap from the last state.
-    """
+    """Each arm's transitions, stored n steps late with the rewards in between summed: (s_t, a_t, r_t + gamma
+    r_t+1 + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n), so the target y = R + gamma^n Q'(s_t+n, mu'(s_t+n))
+    brings a reward n steps back per update; n = 1 is one-step DDPG. A terminal state stores the arm's pending
+    steps with discount 0 (the arm then leaves its episode: one row fewer); at a time limit they bootstrap."""
 
     def __init__(self, n: int, gamma: float) -> None:
         self.n, self.gamma = n, gamma
@@ -179,23 +178,24 @@ class OUNoise:
 
 
 class Agent(TrainingState):
-    """DDPG agent shared by all arms: ``act``, ``step``, ``learn``, ``reset`` as in the course.
-    ``Agent(state_size, action_size, random_seed, **overrides)``, the overrides ``DDPGConfig``
-    fields (or pass ``config=DDPGConfig(...)``); ``state_dict()`` from ``TrainingState``."""
+    """DDPG agent shared by all arms: ``act``, ``step``, ``learn``, ``reset`` as in the course. ``Agent(state_size,
+    action_size, random_seed, **overrides)``, the overrides ``DDPGConfig`` fields (or ``config=DDPGConfig(...)``);
+    ``device``: where the networks learn, as the course's ``"cuda:0" if torch.cuda.is_available() else "cpu"``."""
 
     config_class: type[DDPGConfig] = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
     def __init__(self, state_size: int, action_size: int, random_seed: int, config: DDPGConfig | None = None,
-                 **overrides: Any) -> None:
+                 device: torch.device | str = "cpu", **overrides: Any) -> None:
         base = (config or self.config_class()).to_dict()
         self.config = cfg = self.config_class.from_dict({**base, **overrides})
         self.state_size, self.action_size, self.seed = state_size, action_size, int(random_seed)
+        self.device = device = torch.device(device)
 
         # Actor (policy) and critic (Q-function), each with a slowly following target copy.
-        self.actor_local = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2)
-        self.actor_target = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2)
+        self.actor_local = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2).to(device)
+        self.actor_target = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2).to(device)
         critic = (state_size, action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
-        self.critic_local, self.critic_target = Critic(*critic), Critic(*critic)
+        self.critic_local, self.critic_target = Critic(*critic).to(device), Critic(*critic).to(device)
         self.actor_target.load_state_dict(self.actor_local.state_dict())
         self.critic_target.load_state_dict(self.critic_local.state_dict())
         # fused: one kernel per step, whose square root is IEEE-exact on every CPU (the unfused
@@ -203,10 +203,10 @@ class Agent(TrainingState):
         self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
         self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
                                                  weight_decay=cfg.weight_decay, fused=True)
+        self.backend: Any = None  # None: learn() below; else the same update run faster (ddpg/backends)
 
-        self.noise = OUNoise(action_size, self.seed, cfg.noise_theta, cfg.noise_sigma,
-                             cfg.noise_decay, cfg.noise_min)
-        self.memory = ReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed)
+        self.noise = OUNoise(action_size, self.seed, cfg.noise_theta, cfg.noise_sigma, cfg.noise_decay, cfg.noise_min)
+        self.memory = ReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed, device)
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
         self.t_step, self.n_updates = 0, 0  # environment steps seen, learning updates made
@@ -222,8 +222,10 @@ class Agent(TrainingState):
 
     def policy(self, states: np.ndarray) -> np.ndarray:
         """mu(s) for a float32 batch (n, state_size), without noise."""
+        if self.backend is not None:
+            return self.backend.policy(states)
         with torch.no_grad():
-            return self.actor_local(torch.from_numpy(states)).numpy()
+            return self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()
 
     def reset(self) -> None:
         """At each episode start: store the last one's pending n-step steps, restart the noise."""
@@ -232,8 +234,7 @@ class Agent(TrainingState):
             self.memory.add(*transitions)
 
     def exploration_scale(self) -> float:
-        """The action noise's size now (sigma times the decaying scale), for the metrics."""
-        return self.noise.sigma * self.noise.scale
+        return self.noise.sigma * self.noise.scale  # the action noise's size now, for the metrics
 
     def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
              next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:
@@ -247,15 +248,16 @@ class Agent(TrainingState):
             self.learn_many(self.learn_updates)
 
     def learn_many(self, n_updates: int) -> None:
-        """``n_updates`` updates, each on a fresh batch from the buffer."""
+        """``n_updates`` updates, each on a fresh batch from the buffer (by the back-end when there is one)."""
+        if self.backend is not None:
+            return self.backend.learn_many(n_updates)
         for _ in range(n_updates):
             self.learn(self.memory.sample())
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
-        """One DDPG update of the critic, the actor and both targets from a batch.
-
-        Both losses are taken from the critic before this update's step (the course takes the actor's
-        on the stepped critic, one small step apart), so the fast learner computes both gradients at once."""
+        """One DDPG update of the critic, the actor and both targets from a batch. Both losses are taken
+        from the critic before this update's step (the course takes the actor's on the stepped critic, one
+        small step apart), so the hand-written CPU back-end computes both gradients at once."""
         states, actions, rewards, next_states, discounts = experiences
 
         # ---------------------------- critic: regress Q(s, a) on the TD target y ---- #
@@ -296,5 +298,3 @@ class Agent(TrainingState):
             for target, local in zip(target_model.parameters(), local_model.parameters(), strict=True):
                 target.lerp_(local, tau)
 
-
-__all__ = ["Agent", "DDPGConfig", "NStepReturns", "OUNoise", "ReplayBuffer"]

@@ -23,6 +23,7 @@ import numpy as np
 
 from ddpg import reproducible, rundir
 from ddpg.cli import non_negative_int, positive_int
+from ddpg.device import add_device_option, resolve_device
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from watch import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
 
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", type=positive_int, default=None,
                    help="arms (default 20), or copies of the run's Gymnasium task (default 1)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="environment seed (default 0)")
+    add_device_option(p, acting_only=True)
     p.add_argument("--out", default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
     p.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths, so the scores are the same on any x86-64 CPU with AVX2 "
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except reproducible.NotPinned as exc:
         parser.error(str(exc))
     try:
-        agent = load_agent(args.actor, args.critic, seed=0, run=args.run)
+        agent = load_agent(args.actor, args.critic, seed=0, run=args.run, device=resolve_device(args.device))
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name

@@ -2,7 +2,8 @@
 
 Command line::
 
-    python train.py --out runs/seed0                    # fast learner, stops when solved
+    python train.py --out runs/seed0                    # fastest learner for the device, stops when solved
+    python train.py --device cuda --out runs/gpu0       # on a GPU: the update captured as a CUDA graph
     python train.py --learner readable --out runs/r0    # the plain-autograd agent of ddpg_agent.py
     python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc   # a Gymnasium task (ddpg/tasks.py)
 
@@ -27,6 +28,7 @@ import torch
 from ddpg import callbacks, reproducible, rundir
 from ddpg.agents import LEARNERS, make_agent
 from ddpg.cli import finite_float, finite_float_or_off, given_options, json_object, non_negative_int, positive_int
+from ddpg.device import add_device_option
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.run_config import UNSET, RunConfig, resolve
 from ddpg.solved import SOLVE_SCORE
@@ -67,9 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also save the replay buffer's filled part, so --resume continues exactly; about "
                         "290 MB at one million transitions (the default buffer is full after 50 episodes "
                         "of 20 arms)")
-    p.add_argument("--learner", choices=sorted(LEARNERS), default="fast",
-                   help="'fast' (default): the hand-written two-thread learner of ddpg/fast.py; "
-                        "'readable': the plain-autograd agent of ddpg_agent.py (same update, slower)")
+    add_device_option(p)
+    p.add_argument("--learner", choices=LEARNERS, default="auto",
+                   help="how updates run (ddpg/backends): 'auto' (default) the fastest for the device and network; "
+                        "'fast' the hand-written two-thread CPU update; 'graph' the update captured as a CUDA graph; "
+                        "'readable' the plain-autograd update of ddpg_agent.py (same update, slower)")
     p.add_argument("--threads", type=int, choices=(1, 2), default=2,
                    help="fast learner: split each update over 2 threads (default) or run it on 1, "
                         "faster when another job keeps the second core busy (same numbers)")
@@ -168,7 +172,10 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         print(f"{cfg.env_id} has no solve threshold (pass --target): training runs {cfg.loop.episodes} episodes")
     brain = env.brains[env.brain_names[0]]  # type: ignore[attr-defined]
     sizes = (brain.vector_observation_space_size, brain.vector_action_space_size, cfg.seed)
-    agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.threads)
+    try:
+        agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.threads, cfg.device)
+    except ValueError as exc:  # a learner that cannot serve this agent or device
+        parser.error(str(exc))
     record, resume = dict(cfg.record), None
     if cfg.resume is not None:
         resume, exact = _restore(cfg, agent, env, parser)

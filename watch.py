@@ -27,6 +27,7 @@ import numpy as np
 from ddpg import rundir
 from ddpg.agents import agent_from_checkpoints, agent_from_run
 from ddpg.cli import non_negative_int, positive_float, positive_int
+from ddpg.device import add_device_option, resolve_device
 from ddpg.tasks import DEFAULT_ENV, open_environment
 
 # (reacher.mujoco_gl chooses a headless GL backend before MuJoCo loads.)
@@ -181,7 +182,7 @@ def _record(env: Any, agent: Any, writer: Any, episodes: int, steps: int, every:
 
 
 def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.PathLike[str] | None = None,
-               seed: int = 0, run: str | os.PathLike[str] | None = None) -> Any:
+               seed: int = 0, run: str | os.PathLike[str] | None = None, device: Any = "cpu") -> Any:
     """An agent to watch: from a run folder (its architecture from run.json) or from checkpoint
     files, whose layer sizes are read from them (FileNotFoundError / ValueError if unusable).
 
@@ -191,12 +192,12 @@ def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.Pat
     if run is not None:
         if actor is not None or critic is not None:
             raise ValueError("--run takes the checkpoints from the run folder; leave out --actor/--critic")
-        return agent_from_run(run, seed=seed)
+        return agent_from_run(run, seed=seed, device=device)
     if critic is None and actor is None:
         critic = DEFAULT_CRITIC
     if isinstance(critic, str) and critic.lower() == "none":
         critic = None
-    return agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed)
+    return agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed, device=device)
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -228,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--width", type=positive_int, default=640, help="video width in pixels (default: %(default)s)")
     parser.add_argument("--height", type=positive_int, default=480, help="video height in pixels (default: %(default)s)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="environment seed: goals and their speeds (default: %(default)s)")
+    add_device_option(parser, acting_only=True)
     parser.add_argument("--no-viewer", action="store_true", help="never open the interactive viewer; write a video instead")
     return parser
 
@@ -345,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _check_args(parser, args)
     try:
-        agent = load_agent(args.actor, args.critic, seed=args.seed, run=args.run)
+        agent = load_agent(args.actor, args.critic, seed=args.seed, run=args.run, device=resolve_device(args.device))
     except (FileNotFoundError, ValueError) as exc:
         hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
             if isinstance(exc, FileNotFoundError) and args.run is None else ""

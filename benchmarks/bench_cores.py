@@ -37,9 +37,9 @@ import numpy as np
 import torch
 
 from benchmarks.bench_train import warmed_up_agent
+from ddpg.backends.fast_cpu import FastCPU, available_cpus
 from ddpg.cli import positive_int
-from ddpg.fast import FastAgent, available_cpus
-from ddpg_agent import DDPGConfig
+from ddpg_agent import Agent, DDPGConfig
 from reacher import ReacherEnvironment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,8 @@ def _player(decisions: int) -> Callable[[], None]:
     a step of the built-in Reacher (its own environment and actor)."""
     env = ReacherEnvironment(num_agents=20, seed=0, verbose=False)
     brain = env.brain_names[0]
-    actor = FastAgent(33, 4, 1, threads=1)
+    actor = Agent(33, 4, 1)
+    FastCPU(actor, threads=1)
     states = [np.asarray(env.reset(train_mode=True)[brain].vector_observations)]
 
     def play() -> None:

@@ -43,6 +43,7 @@ import torch
 from ddpg import reproducible
 from ddpg.agents import LEARNERS, make_agent
 from ddpg.cli import finite_float, json_object, non_negative_int, positive_int
+from ddpg.device import add_device_option, describe, resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.rundir import git_commit, write_json
 from ddpg.solved import SOLVE_SCORE, median_with_unsolved, solved_at
@@ -54,11 +55,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "fast",
-                    threads: int = 2) -> Agent:
+                    threads: int = 2, device: str = "cpu") -> Agent:
     """An agent whose buffer holds exactly n random transitions, after 200 updates (so
-    the timed updates see warm caches and a started helper thread)."""
+    the timed updates see warm caches, a started helper thread or a captured graph)."""
     config = parse_config({**config.to_dict(), "buffer_size": n})
-    agent = make_agent(learner, (33, 4, seed), config, threads)
+    agent = make_agent(learner, (33, 4, seed), config, threads, device)
     rng = np.random.default_rng(seed)
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
                      rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
@@ -67,14 +68,18 @@ def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner
 
 
 def learner_updates_per_s(config: DDPGConfig, learner: str, threads: int = 2, n_updates: int = 1000,
-                          blocks: int = 5, seed: int = 0) -> tuple[float, list[float]]:
+                          blocks: int = 5, seed: int = 0, device: str = "cpu") -> tuple[float, list[float]]:
     """Median updates/s of ``Agent.learn_many`` (what training runs) over ``blocks`` timed
-    blocks of ``n_updates``, after warm-up, on a buffer of 100,000 random transitions."""
-    agent = warmed_up_agent(config, seed=seed, learner=learner, threads=threads)
+    blocks of ``n_updates``, after warm-up, on a buffer of 100,000 random transitions (on a GPU
+    each block waits for its last kernel)."""
+    agent = warmed_up_agent(config, seed=seed, learner=learner, threads=threads, device=device)
+    cuda = agent.device.type == "cuda"
     rates = []
     for _ in range(blocks):
         t0 = time.perf_counter()
         agent.learn_many(n_updates)
+        if cuda:
+            torch.cuda.synchronize(agent.device)
         rates.append(n_updates / (time.perf_counter() - t0))
     return float(np.median(rates)), rates
 
@@ -92,7 +97,7 @@ def _timed(function: Callable[..., Any], seconds: dict[str, float], key: str) ->
 
 def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
              learner: str = "fast", good_score: float | None = GOOD_SCORE,
-             good_updates: int = GOOD_UPDATES, threads: int = 2) -> dict:
+             good_updates: int = GOOD_UPDATES, threads: int = 2, device: str = "cpu") -> dict:
     """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures,
     with where the time went: stepping the environment (``env.step``), acting
     (``agent.act``), learning (the updates ``agent.step`` makes) and the rest (storing
@@ -103,7 +108,7 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
     seconds = {"environment": 0.0, "acting": 0.0, "learning": 0.0}
     try:
         torch.manual_seed(seed)
-        agent = make_agent(learner, (33, 4, seed), config, threads)
+        agent = make_agent(learner, (33, 4, seed), config, threads, device)
         env.step = _timed(env.step, seconds, "environment")  # type: ignore[method-assign]
         agent.act = _timed(agent.act, seconds, "acting")  # type: ignore[method-assign]
         agent.learn_many = _timed(agent.learn_many, seconds, "learning")  # type: ignore[method-assign]
@@ -184,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="a count N: N seeds from --first-seed on (default 5: seeds 0-4); or seeds and ranges, "
                         "'0-19', '0,3,7-9'")
     p.add_argument("--first-seed", type=non_negative_int, default=0, help="first seed (default 0)")
-    p.add_argument("--learner", choices=sorted(LEARNERS), default="fast",
-                   help="which learner trains (default fast, as train.py)")
+    p.add_argument("--learner", choices=LEARNERS, default="auto",
+                   help="which learner trains (default auto, as train.py: the fastest for the device and network)")
+    add_device_option(p)
     p.add_argument("--max-episodes", type=positive_int, default=300,
                    help="episode cap per seed (default 300)")
     p.add_argument("--agents", type=positive_int, default=20)
@@ -220,6 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         config = parse_config({**(task.config if task else {}), **args.config})
     except (TypeError, ValueError) as exc:
         p.error(f"--config: {exc}")
+    try:
+        device = str(resolve_device(args.device))
+        # The learner that runs (run.json's name): a results file names it, not "auto".
+        probe = make_agent(args.learner, (33, 4, 0), parse_config({**config.to_dict(), "buffer_size": 1}), 1, device)
+        args.learner = probe.learner
+    except ValueError as exc:
+        p.error(str(exc))
     if args.good_score is None:
         args.good_score = task.good_score if task else GOOD_SCORE
     elif args.good_score < 0:
@@ -236,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                     "schedule": {"good_score": args.good_score, "good_updates": args.good_updates},
                     "agents": args.agents,
                     "threads": args.threads, "git_commit": git_commit(), "reproducible": reproducible.active(),
-                    "machine": reproducible.machine()}
+                    "machine": reproducible.machine(),
+                    **({"device": describe(torch.device(device))} if device != "cpu" else {})}
 
     if not args.updates_only:
         report["max_episodes"] = args.max_episodes
@@ -252,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"# continuing {args.json}: seeds {[r['seed'] for r in results]} already run")
         for seed in (s for s in seeds if s not in {r["seed"] for r in results}):
             r = run_seed(seed, config, args.max_episodes, args.agents, args.learner,
-                         args.good_score, args.good_updates, args.threads)
+                         args.good_score, args.good_updates, args.threads, device)
             if r["solved_at"] is None and r["episodes"] < args.max_episodes:
                 # train() ends a run early only when solved, or when Ctrl-C / SIGTERM stops it
                 print(f"seed {seed} was stopped by a signal after {r['episodes']} episodes; not written "
@@ -289,8 +303,9 @@ def main(argv: list[str] | None = None) -> int:
         # bitwise the same numbers; only the speed differs).
         variants = [("learner", 2)] + ([("learner_1_thread", 1)] if args.learner == "fast" else [])
         for key, threads in variants:
-            rate, rates = learner_updates_per_s(config, args.learner, threads)
-            where = f"on {threads} thread(s)" if args.learner == "fast" else "autograd, 1 torch thread"
+            rate, rates = learner_updates_per_s(config, args.learner, threads, device=device)
+            where = {"fast": f"on {threads} thread(s)", "graph": f"on {device}"}.get(args.learner,
+                                                                                   f"autograd on {device}")
             print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {config.batch_size}, "
                   f"actor {config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
                   f"{config.critic_fc2}, learner '{args.learner}' {where}; blocks: "

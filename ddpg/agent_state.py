@@ -1,18 +1,21 @@
 """An agent's training state: what it saves to continue exactly where it stopped, and how it
 takes it back.
 
-``ddpg_agent.Agent`` inherits ``TrainingState``, so every learner answers ``state_dict()`` and
+``ddpg_agent.Agent`` inherits ``TrainingState``, so every agent answers ``state_dict()`` and
 ``load_state_dict()`` itself, and the run folder (``ddpg.rundir``) only writes and reads the
-files. A learner whose state differs says so by overriding a hook (the fast learner's one flat
-Adam, a variant buffer's priorities); nothing outside asks which learner it holds.
+files. A variant whose state differs says so by overriding a hook (a variant buffer's
+priorities); an update back-end (``ddpg.backends``) keeps the agent's own objects up to date
+before a save (``settle``) and takes them back after a load (``loaded``), so the state has one
+layout whichever back-end and device wrote it: a run resumes on any of them. Every tensor is
+saved on the CPU, so a run trained on a GPU loads where there is none.
 
 The dictionary is the layout of ``training_state.pt`` since it was first written, so runs
-saved by earlier versions still resume.
+saved by earlier versions still resume (the fast learner's one flat Adam state included).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -22,17 +25,26 @@ NETWORKS = ("actor_local", "actor_target", "critic_local", "critic_target")
 
 
 def tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
-    """A state_dict of compact copies (the fast learner's tensors are views into one flat buffer)."""
-    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+    """A state_dict of compact copies on the CPU (the fast back-end's tensors are views into one flat buffer)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
+
+
+def on_cpu(value: Any) -> Any:
+    """``value`` with every tensor in it copied to the CPU (an optimiser's state on a GPU)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        return {k: on_cpu(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(on_cpu(v) for v in value)
+    return value
 
 
 class TrainingState:
     """Mixed into ``Agent``: the state a resumed run needs, beyond the replay buffer's rows."""
 
-    learner: ClassVar[str] = "readable"  # run.json's "learner": train.py --learner
-    threads: int = 1  # the fast learner's thread count
-
     # The attributes the agent defines (ddpg_agent.Agent.__init__).
+    backend: Any
     actor_optimizer: torch.optim.Optimizer
     critic_optimizer: torch.optim.Optimizer
     noise: Any
@@ -42,17 +54,52 @@ class TrainingState:
     n_updates: int
     learn_updates: int
 
-    # ------------------------------------------------------------- hooks a learner overrides
+    @property
+    def learner(self) -> str:
+        """How updates run, as run.json's "learner" says: the back-end's name, or "readable" (autograd)."""
+        return self.backend.name if self.backend is not None else "readable"
+
+    @property
+    def threads(self) -> int:
+        return getattr(self.backend, "threads", 1)  # the fast back-end's thread count
+
+    # ------------------------------------------------------------- hooks
     def settle(self) -> None:
-        """Wait for any part of an update still running (the fast learner's helper thread)."""
+        """Wait for any part of an update still running (the fast back-end's helper thread) and let
+        the back-end hand its state to the agent's own objects (the flat Adam's moments)."""
+        if self.backend is not None:
+            self.backend.settle()
+            self.backend.store_optimizers()
 
     def optimizer_state(self) -> dict[str, Any]:
-        """The optimisers' state, keyed so that a load can tell which learner saved it."""
-        return {"actor": self.actor_optimizer.state_dict(), "critic": self.critic_optimizer.state_dict()}
+        """The optimisers' state: torch.optim.Adam's, on the CPU, whichever back-end ran them."""
+        return {"actor": on_cpu(self.actor_optimizer.state_dict()), "critic": on_cpu(self.critic_optimizer.state_dict())}
 
     def load_optimizer_state(self, state: dict[str, Any]) -> None:
-        self.actor_optimizer.load_state_dict(state["actor"])
-        self.critic_optimizer.load_state_dict(state["critic"])
+        if "flat" in state:  # saved by the fast learner before it became a back-end
+            state = self._unflatten_adam(state["flat"])
+        for key, opt in (("actor", self.actor_optimizer), ("critic", self.critic_optimizer)):
+            capturable = [group["capturable"] for group in opt.param_groups]  # this device's, not the saver's
+            opt.load_state_dict(state[key])
+            for group, flag in zip(opt.param_groups, capturable, strict=True):
+                group["capturable"] = flag
+
+    def _unflatten_adam(self, flat: dict[str, Any]) -> dict[str, Any]:
+        """The fast learner's one flat Adam state ([actor | critic] moments, one step count) as the
+        two torch.optim.Adam states its steps equal."""
+        out, offset, t = {}, 0, int(flat["t"])
+        for key, opt in (("actor", self.actor_optimizer), ("critic", self.critic_optimizer)):
+            saved = opt.state_dict()
+            saved["state"] = {}
+            for i, p in enumerate(opt.param_groups[0]["params"]):
+                n = p.numel()
+                if t > 0:
+                    saved["state"][i] = {"step": torch.tensor(float(t)),
+                                         "exp_avg": flat["exp_avg"][offset:offset + n].view_as(p).clone(),
+                                         "exp_avg_sq": flat["exp_avg_sq"][offset:offset + n].view_as(p).clone()}
+                offset += n
+            out[key] = saved
+        return out
 
     def buffer_extra_state(self) -> dict[str, Any] | None:
         """A replay variant's own state beyond the rows (prioritized replay: its priorities)."""
@@ -80,6 +127,8 @@ class TrainingState:
             "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
                        "saved": with_buffer, "extra": self.buffer_extra_state()},
         }
+        if self.backend is not None and self.backend.extra_state() is not None:
+            state["backend"] = self.backend.extra_state()  # the CUDA graph's random generator
         if with_buffer:
             # t_step ties the rows to this state: a process killed between writing the two
             # files leaves a pair that does not match, and the load then starts empty.
@@ -89,12 +138,9 @@ class TrainingState:
 
     def load_state_dict(self, state: dict[str, Any], buffer_rows: dict[str, Any] | None = None) -> bool:
         """Take back a ``state_dict``; ``buffer_rows`` is its ``"buffer_rows"`` when they were kept.
-        Returns True when the buffer was restored too (the run then continues exactly);
-        ValueError when the state was saved by the other learner or for another buffer."""
-        saved_by = "fast" if "flat" in state["optimizer"] else "readable"
-        if saved_by != self.learner:
-            raise ValueError(f"the training state was saved by the {saved_by} learner; resume with the learner "
-                             "that trained it")
+        Returns True when the buffer was restored too (the run then continues exactly, on the
+        back-end and device that saved it); ValueError when it was saved for another buffer."""
+        self.settle()
         for name, tensors in state["networks"].items():
             getattr(self, name).load_state_dict(tensors)
         self.load_optimizer_state(state["optimizer"])
@@ -121,6 +167,8 @@ class TrainingState:
         self.returns.last_states = pending["last_states"].numpy().copy()
         if extra:
             self.load_buffer_extra_state(extra, rows_restored=exact)
+        if self.backend is not None:
+            self.backend.loaded(state.get("backend"))
         return exact
 
 
@@ -133,4 +181,4 @@ def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
             "last_states": saved["last_next"]}
 
 
-__all__ = ["NETWORKS", "TrainingState", "tensor_state"]
+__all__ = ["NETWORKS", "TrainingState", "on_cpu", "tensor_state"]

@@ -6,32 +6,36 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ddpg import rundir
-from ddpg.fast import FastAgent
+import torch
+
+from ddpg import backends, rundir
+from ddpg.backends import LEARNERS
 from ddpg.variants import VariantAgent, parse_config, variants_of
 from ddpg_agent import Agent, DDPGConfig
 
-# The two learners compute the same update (tests/test_fast_agent.py); "fast" is ~2-3x
-# quicker on a small CPU, "readable" is the code to learn DDPG from.
-LEARNERS: dict[str, type[Agent]] = {"fast": FastAgent, "readable": Agent}
 
-
-def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, threads: int = 2) -> Agent:
-    """The learner's agent for (state_size, action_size, seed); a config with variants
-    (prioritized replay, NoisyNet, batch norm, Gaussian noise) gets ``variants.VariantAgent``,
-    the readable learner with them."""
+def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, threads: int = 2,
+               device: torch.device | str = "cpu") -> Agent:
+    """An agent for (state_size, action_size, seed) on ``device``, its updates run by ``learner``
+    (``ddpg.backends``: auto, fast, graph or readable); a config with variants (prioritized
+    replay, NoisyNet, batch norm, TD3's pieces, Gaussian noise) gets ``variants.VariantAgent``.
+    ValueError (one line) when the learner cannot serve it."""
     switched_on = variants_of(config)
-    if switched_on:
-        if learner == "fast":
-            print(f"The variants {switched_on} run on the readable learner (variants.VariantAgent)")
-        return VariantAgent(*sizes, config=config)
-    return FastAgent(*sizes, config=config, threads=threads) if learner == "fast" else Agent(*sizes, config=config)
+    agent = VariantAgent(*sizes, config=config, device=device) if switched_on else Agent(*sizes, config=config,
+                                                                                        device=device)
+    name, why = backends.choose(agent, learner)
+    if why and switched_on:
+        print(f"The variants {switched_on} run on the readable learner (autograd): {why}")
+    backends.attach(agent, name, threads)
+    return agent
 
 
-def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: type[Agent] | None = None) -> Agent:
+def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: type[Agent] | None = None,
+                   device: torch.device | str = "cpu") -> Agent:
     """An agent of the run's architecture (from run.json) with the run's weights loaded.
 
-    Meant for acting: the replay buffer is small, and the learning settings are the defaults.
+    Meant for acting: the replay buffer is small, and the learning settings are the defaults. The
+    checkpoints load on any ``device``, whichever device trained them (they are saved on the CPU).
     A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
     """
     record = rundir.read_record(run_dir)
@@ -39,12 +43,12 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: 
     config = parse_config({**{k: record.config[k] for k in keys if k in record.config}, "buffer_size": 1024})
     if agent_class is None:
         agent_class = VariantAgent if variants_of(config) else Agent
-    agent = agent_class(record.state_size, record.action_size, seed, config=config)
+    agent = agent_class(record.state_size, record.action_size, seed, config=config, device=device)
     return rundir.load_checkpoints(agent, Path(run_dir) / rundir.ACTOR_FILE, Path(run_dir) / rundir.CRITIC_FILE)
 
 
 def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str | os.PathLike[str] | None = None,
-                           seed: int = 0) -> Agent:
+                           seed: int = 0, device: torch.device | str = "cpu") -> Agent:
     """An agent with the checkpoints loaded (for acting), its sizes read from them: the state
     and action sizes and the hidden layers from the actor's weights, layer norm in the critic
     exactly when the critic's file has it (checkpoints from before it have none)."""
@@ -61,7 +65,8 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str 
         critic_layer_norm = f"{rundir.LAYER_NORM_KEY}.weight" in critic
         if "fcs1.weight" in critic and "fc2.weight" in critic:  # model.Critic's layers
             sizes.update(critic_fc1=critic["fcs1.weight"].shape[0], critic_fc2=critic["fc2.weight"].shape[0])
-    agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=critic_layer_norm, **sizes)
+    agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=critic_layer_norm, device=device,
+                  **sizes)
     return rundir.load_checkpoints(agent, actor_path, critic_path)
 
 

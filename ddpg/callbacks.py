@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ddpg import reproducible, rundir
+from ddpg.device import describe
 from ddpg.loop import Callback, Episode, Run
 from ddpg.metrics import Metrics
 from ddpg.record import RunRecord
@@ -196,7 +197,7 @@ class Saver(Callback):
         agent, settings, wall = run.agent, run.settings, run.wall()
         return RunRecord(
             config=agent.config.to_dict(), seed=self.seed, learner=agent.learner, variants=variants_of(agent.config),
-            threads=agent.threads, reproducible=self.pinned,
+            threads=agent.threads, device=describe(agent.device), reproducible=self.pinned,
             schedule={"good_score": settings.good_score, "good_updates": settings.good_updates},
             reward_scale=settings.reward_scale, state_size=agent.state_size, action_size=agent.action_size,
             n_agents=run.n_agents, episodes_run=len(run.scores), max_episodes=settings.episodes, max_t=settings.max_t,

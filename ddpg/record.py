@@ -25,9 +25,10 @@ class RunRecord:
 
     config: dict[str, Any]  # the agent's settings (DDPGConfig, or VariantConfig with variants)
     seed: int | None = None
-    learner: str = "readable"  # "fast" (ddpg.fast) or "readable" (ddpg_agent)
+    learner: str = "readable"  # how updates ran (ddpg.backends): "fast", "graph" or "readable" (ddpg_agent, autograd)
     variants: list[str] = field(default_factory=list)
     threads: int = 2  # (records from before it was recorded ran the fast learner on two)
+    device: dict[str, Any] | None = None  # ddpg.device.describe: "type", and a GPU's name and versions (None: the CPU)
     reproducible: bool = False  # train.py --reproducible: the math libraries pinned
     schedule: dict[str, Any] = field(default_factory=dict)  # good_score, good_updates
     reward_scale: float = 1.0  # rewards are learned times this (scores stay the task's)
@@ -67,7 +68,7 @@ class RunRecord:
     other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
 
     # Written only when set, as earlier versions did.
-    OPTIONAL = ("max_episodes", "max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why", "resumed")
+    OPTIONAL = ("device", "max_episodes", "max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why", "resumed")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:

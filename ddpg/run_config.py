@@ -12,6 +12,9 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+
+from ddpg.device import resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
 from ddpg.record import RunRecord
 from ddpg.solved import SOLVE_SCORE
@@ -22,11 +25,12 @@ from reacher.environment import EPISODE_DECISIONS
 
 UNSET: Any = object()  # --good-score left out: its default depends on the task
 
-# What --resume applies: the budgets and how the run is saved and shown. Every other option
+# What --resume applies: where and how updates run (any learner takes any training state), the
+# budgets, and how the run is saved and shown. Every other option
 # is the run's own (run.json has it) and refused on resume, so none is ever silently dropped;
 # an option added later is refused until it is added here.
-APPLIED_ON_RESUME = ("--resume", "--episodes", "--max-env-steps", "--no-stop", "--save-every", "--save-buffer",
-                     "--tensorboard", "--quiet", "--no-progress", "--animate", "--animate-every")
+APPLIED_ON_RESUME = ("--resume", "--device", "--learner", "--threads", "--episodes", "--max-env-steps", "--no-stop",
+                     "--save-every", "--save-buffer", "--tensorboard", "--quiet", "--no-progress", "--animate", "--animate-every")
 
 
 @dataclass(frozen=True)
@@ -36,8 +40,9 @@ class RunConfig:
     env_id: str  # "reacher" (the built-in Reacher) or a Gymnasium id
     n_agents: int  # arms, or copies of a Gymnasium task
     seed: int
-    learner: str  # "fast" or "readable"
+    learner: str  # ddpg.backends.LEARNERS: "auto", "fast", "graph" or "readable"
     threads: int
+    device: str  # "cpu", "cuda" or "cuda:N", resolved (ddpg.device)
     agent: DDPGConfig  # the agent's settings (a VariantConfig with variants)
     loop: LoopSettings  # episodes and step budget, episode length, target, schedule, reward scale
     out: str
@@ -107,8 +112,8 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
     loop = LoopSettings(episodes, max_t, target, stop_when_solved=not args.no_stop, good_score=good_score,
                         good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0,
                         max_env_steps=args.max_env_steps)
-    return _config(args, env_id, n_agents, args.seed, args.learner, args.threads, _agent_config(task, args.config),
-                   loop, args.out, args.reproducible, args.save_buffer, command, extra)
+    return _config(args, env_id, n_agents, args.seed, args.learner, args.threads, str(resolve_device(args.device)),
+                   _agent_config(task, args.config), loop, args.out, args.reproducible, args.save_buffer, command, extra)
 
 
 def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
@@ -127,7 +132,21 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
     extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why") if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]
     save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer
-    return _config(args, env_id, record.n_agents, record.seed, record.learner, record.threads,
+    # Where it ran, unless told (a GPU run resumes on the CPU where there is no GPU, and says so);
+    # how its updates ran, unless told or not served there (any learner takes any training state).
+    recorded = (record.device or {}).get("type", "cpu")
+    if "--device" in given:
+        device = str(resolve_device(args.device))
+    elif recorded == "cuda" and not torch.cuda.is_available():
+        print("The run trained on CUDA; PyTorch sees no GPU here, so it resumes on the CPU (--device to choose)")
+        device = "cpu"
+    else:
+        device = str(resolve_device(recorded))
+    learner = args.learner if "--learner" in given else record.learner
+    if "--learner" not in given and (learner, device.split(":")[0]) in (("fast", "cuda"), ("graph", "cpu")):
+        learner = "auto"  # the device's own fast learner
+    threads = args.threads if "--threads" in given else record.threads
+    return _config(args, env_id, record.n_agents, record.seed, learner, threads, device,
                    _agent_config(None, record.config), loop, args.resume, record.reproducible, save_buffer, command,
                    extra, resume=args.resume)
 
@@ -139,12 +158,12 @@ def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
         raise ValueError(f"--config: {exc}") from None
 
 
-def _config(args: argparse.Namespace, env_id: str, n_agents: int, seed: int, learner: str, threads: int,
+def _config(args: argparse.Namespace, env_id: str, n_agents: int, seed: int, learner: str, threads: int, device: str,
             agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_buffer: bool, command: str,
             record: dict[str, Any], resume: str | None = None) -> RunConfig:
     if args.animate and env_id == DEFAULT_ENV:
         raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
-    return RunConfig(env_id, n_agents, seed, learner, threads, agent, loop, out, unity=args.unity, resume=resume,
+    return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out, unity=args.unity, resume=resume,
                      force=args.force, save_every=args.save_every, save_buffer=save_buffer, reproducible=reproducible,
                      animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,
                      quiet=args.quiet, progress=not args.no_progress, command=command, record=record)

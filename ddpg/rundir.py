@@ -247,6 +247,8 @@ def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
         module.load_state_dict(state)
     agent.actor_target.load_state_dict(agent.actor_local.state_dict())
     agent.critic_target.load_state_dict(agent.critic_local.state_dict())
+    if agent.backend is not None:
+        agent.backend.weights_loaded()  # the CUDA graph back-end's acting copy follows
     return agent
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ddpg.fast import available_cpus
+from ddpg.backends.fast_cpu import available_cpus
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_cores.py"

@@ -1,4 +1,4 @@
-"""The fast learner (ddpg.fast.FastAgent) is the readable agent (ddpg_agent.Agent) made fast:
+"""The fast learner (ddpg.backends.fast_cpu.FastCPU) is the readable agent's update (ddpg_agent.Agent) made fast:
 the same update, the same schedule, and its two-thread mode is bitwise its one-thread mode."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import fast as ddpg_fast
-from ddpg.fast import FastAgent, FlatAdam
+from ddpg.backends import fast_cpu as ddpg_fast
+from ddpg.backends.fast_cpu import FastCPU, FlatAdam
 from ddpg_agent import Agent, DDPGConfig
-from tests._agent_helpers import fill
+from tests._agent_helpers import fast_agent, fill
 
 # Every configuration the fast learner supports: threads, clipping, weight decay, sizes.
 CONFIGS = [
@@ -58,10 +58,10 @@ def _chain_length(cfg: DDPGConfig, state_size: int = 33, action_size: int = 4) -
     return cfg.batch_size + state_size + 2 * widths + 2 * action_size + 1 + norm_sums
 
 
-def _fast(threads: int = 2, **options: object) -> FastAgent:
-    """A filled FastAgent using ``threads`` threads, even on a one-CPU machine."""
-    agent = fill(FastAgent(33, 4, 0, threads=threads, **{"buffer_size": 10_000, "batch_size": 64, **options}))
-    agent.two_threads = threads == 2
+def _fast(threads: int = 2, **options: object) -> Agent:
+    """A filled agent on the fast back-end using ``threads`` threads, even on a one-CPU machine."""
+    agent = fill(fast_agent(33, 4, 0, threads=threads, **{"buffer_size": 10_000, "batch_size": 64, **options}))
+    agent.backend.two_threads = threads == 2
     return agent
 
 
@@ -84,9 +84,9 @@ def _readable_state(agent: Agent) -> dict[str, torch.Tensor]:
             "exp_avg": flat([m for m, _ in moments]), "exp_avg_sq": flat([v for _, v in moments])}
 
 
-def _fast_state(agent: FastAgent) -> dict[str, torch.Tensor]:
-    return {"weights": agent.flat, "targets": agent.target_flat,
-            "exp_avg": agent.optimizer.exp_avg, "exp_avg_sq": agent.optimizer.exp_avg_sq}
+def _fast_state(agent: Agent) -> dict[str, torch.Tensor]:
+    return {"weights": agent.backend.flat, "targets": agent.backend.target_flat,
+            "exp_avg": agent.backend.optimizer.exp_avg, "exp_avg_sq": agent.backend.optimizer.exp_avg_sq}
 
 
 def _gradient(agent: Agent, critic_before: torch.Tensor) -> torch.Tensor:
@@ -97,12 +97,12 @@ def _gradient(agent: Agent, critic_before: torch.Tensor) -> torch.Tensor:
     return torch.cat([grad[:n_actor], grad[n_actor:] + agent.config.weight_decay * critic_before])
 
 
-def _share_state(fast: FastAgent, readable: Agent) -> None:
+def _share_state(fast: Agent, readable: Agent) -> None:
     """Give the fast learner the readable one's weights, targets, Adam moments and step count."""
     state = _readable_state(readable)
     for name, tensor in _fast_state(fast).items():
         tensor.copy_(state[name])
-    fast.optimizer.t = int(readable.actor_optimizer.state[next(readable.actor_local.parameters())]["step"])
+    fast.backend.optimizer.t = int(readable.actor_optimizer.state[next(readable.actor_local.parameters())]["step"])
 
 
 # The layers whose output a ReLU takes, with how often each runs: the critic runs on (s, a)
@@ -128,10 +128,10 @@ def _readable_masks(agent: Agent) -> tuple[dict[str, list[torch.Tensor]], Callab
     return masks, lambda: [h.remove() for h in handles]
 
 
-def _fast_masks(agent: FastAgent, batch_size: int) -> dict[str, list[torch.Tensor]]:
+def _fast_masks(agent: Agent, batch_size: int) -> dict[str, list[torch.Tensor]]:
     """The same record for the fast learner's last update, read from its saved activations
     (a unit is active where its ReLU output is > 0, as both backward passes take it)."""
-    ws = agent._work[batch_size]
+    ws = agent.backend._work[batch_size]
     x = ws["xa"][:, :agent.config.critic_fc1] > 0
     return {"actor_local.fc1": [ws["h1"] > 0], "actor_local.fc2": [ws["h2"] > 0],
             "critic_local.ln1": [x, x], "critic_local.ln2": [ws["h"] > 0, ws["hp"] > 0]}
@@ -222,24 +222,24 @@ def test_one_update_equals_the_readable_learners_to_float32_rounding(options: di
     _compare_updates(options, reacher_transitions, n_states=20)
 
 
-def _clip_then_decay(agent: FastAgent) -> None:
+def _clip_then_decay(agent: FastCPU) -> None:
     """Broken on purpose: the critic's L2 term added before clipping."""
     agent.critic_grad.add_(agent.flat[agent.n_actor:], alpha=agent.config.weight_decay)
     agent.critic_grad.mul_(torch.clamp(agent.config.grad_clip / (agent.critic_grad.norm() + 1e-6), max=1.0))
 
 
-def _clip_both(agent: FastAgent) -> None:
+def _clip_both(agent: FastCPU) -> None:
     """Broken on purpose: the actor's gradient clipped with the critic's."""
     agent.grad.mul_(torch.clamp(agent.config.grad_clip / (agent.grad.norm() + 1e-6), max=1.0))
     agent.critic_grad.add_(agent.flat[agent.n_actor:], alpha=agent.config.weight_decay)
 
 
-def _no_decay(agent: FastAgent) -> None:
+def _no_decay(agent: FastCPU) -> None:
     """Broken on purpose: no L2 term."""
     agent.critic_grad.mul_(torch.clamp(agent.config.grad_clip / (agent.critic_grad.norm() + 1e-6), max=1.0))
 
 
-def _swapped_tau(agent: FastAgent) -> None:
+def _swapped_tau(agent: FastCPU) -> None:
     """Broken on purpose: the targets move by 1 - tau."""
     agent.optimizer.step()
     agent.target_flat.lerp_(agent.flat, 1 - agent.config.tau)
@@ -251,11 +251,11 @@ def _swapped_tau(agent: FastAgent) -> None:
     ("_clip_critic_gradient", _clip_both, CONFIGS[5], "fast gradient"),
     ("_apply_gradients", _swapped_tau, CONFIGS[0], "targets"),
 ], ids=["no weight decay", "clip after decay", "clip the actor too", "1 - tau"])
-def test_the_comparison_catches_a_wrong_update(method: str, broken: Callable[[FastAgent], None], options: dict,
+def test_the_comparison_catches_a_wrong_update(method: str, broken: Callable[[FastCPU], None], options: dict,
                                                caught: str, reacher_transitions,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The per-update comparison fails on each of these small mistakes in the fast update."""
-    monkeypatch.setattr(FastAgent, method, broken)
+    monkeypatch.setattr(FastCPU, method, broken)
     with pytest.raises(AssertionError, match=caught):
         _compare_updates(options, reacher_transitions, n_states=2)
 
@@ -283,15 +283,15 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
     options = dict(options)
     threads = options.pop("threads")
     states, actions, rewards, next_states = transitions
-    fast = FastAgent(33, 4, 0, threads=threads, **{"buffer_size": 10_000, "batch_size": 64, **options})
-    fast.two_threads = threads == 2
+    fast = fast_agent(33, 4, 0, threads=threads, **{"buffer_size": 10_000, "batch_size": 64, **options})
+    fast.backend.two_threads = threads == 2
     readable = Agent(33, 4, 0, **{"buffer_size": 10_000, "batch_size": 64, **options})
     readable.memory.add(states, actions, rewards, next_states, readable.config.gamma)
     cfg = readable.config
     gamma_n = _gamma(_chain_length(cfg))
     beta1, beta2 = 0.9, 0.999
-    lr = torch.full_like(fast.flat, cfg.lr_critic)
-    lr[:fast.n_actor] = cfg.lr_actor
+    lr = torch.full_like(fast.backend.flat, cfg.lr_critic)
+    lr[:fast.backend.n_actor] = cfg.lr_actor
     clipped = 0
     for k in range(10 * n_states):
         batch = readable.memory.sample()
@@ -304,16 +304,16 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
         record, stop = _readable_masks(readable)
         readable.learn(tuple(t.clone() for t in batch))
         stop()
-        fast.learn(tuple(t.clone() for t in batch))
-        grad = _gradient(readable, before["weights"][fast.n_actor:])
-        for name, g, masks in (("readable", grad, record), ("fast", fast.grad, _fast_masks(fast, len(batch[0])))):
+        fast.backend.learn(tuple(t.clone() for t in batch))
+        grad = _gradient(readable, before["weights"][fast.backend.n_actor:])
+        for name, g, masks in (("readable", grad, record), ("fast", fast.backend.grad, _fast_masks(fast, len(batch[0])))):
             exact, followed = _exact_gradient(before_agent, batch, masks)
             error = _relative_error(g.double(), exact)
             assert error <= gamma_n, f"{name} gradient at update {k}: {error:.2e} > gamma_N {gamma_n:.2e}"
             assert followed <= gamma_n, f"{name} took a ReLU branch {followed:.2e} from its kink at update {k}"
         ours, theirs = _fast_state(fast), _readable_state(readable)
         norm = torch.linalg.vector_norm
-        dg = (fast.grad - grad).double()
+        dg = (fast.backend.grad - grad).double()
         dm = (ours["exp_avg"] - theirs["exp_avg"]).double()
         dv = (ours["exp_avg_sq"] - theirs["exp_avg_sq"]).double()
         v, step = theirs["exp_avg_sq"].double(), (before["weights"] - theirs["weights"]).double()
@@ -322,7 +322,7 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
         step_bound = lr.double() / (1 - beta1 ** t) * dm.abs() / denominator + step.abs() * dv.abs() / (2 * v + 1e-30)
         bounds = {
             "exp_avg": (1 - beta1) * norm(dg),
-            "exp_avg_sq": (1 - beta2) * norm(dg * (fast.grad + grad).double()),
+            "exp_avg_sq": (1 - beta2) * norm(dg * (fast.backend.grad + grad).double()),
             "weights": 2 * norm(step_bound) + 8 * U * norm(step),
             "targets": cfg.tau * (norm(ours["weights"] - theirs["weights"]) + 8 * U * norm(theirs["weights"] - before["targets"])),
         }
@@ -332,7 +332,7 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
             assert difference <= allowed, f"{name} after update {k}: {difference:.3e} > {allowed:.3e}"
         # The comparison is not empty: both parts had a gradient, the update moved the weights
         # by more than the rounding allowed above (8U), and clipping clipped.
-        assert all(norm(grad[part]) > 0 for part in (slice(0, fast.n_actor), slice(fast.n_actor, None)))
+        assert all(norm(grad[part]) > 0 for part in (slice(0, fast.backend.n_actor), slice(fast.backend.n_actor, None)))
         assert _relative_error(ours["weights"], before["weights"]) > 16 * U
         if cfg.grad_clip > 0:
             probe = copy.deepcopy(before_agent)
@@ -345,7 +345,7 @@ def _compare_updates(options: dict, transitions: tuple[np.ndarray, ...], n_state
 
 @pytest.mark.parametrize("n", [1, 20])
 def test_written_out_policy_acts_bitwise_as_the_module(n: int) -> None:
-    """FastAgent.policy skips the nn.Module calls; from the same weights (after updates, and
+    """FastCPU.policy skips the nn.Module calls; from the same weights (after updates, and
     after loading other weights in place) its actions are Agent.act's to the last bit."""
     fast = _fast(1, actor_fc1=64, actor_fc2=32)
     readable = Agent(33, 4, 0, buffer_size=1024, actor_fc1=64, actor_fc2=32)
@@ -365,7 +365,7 @@ def test_training_steps_follow_the_readable_schedule() -> None:
     transitions, both agents hold the same rows, have made the same number of updates and
     have drawn the same random numbers after every step. (What each update computes is
     compared above; free-running weights drift apart by rounding, differently on each CPU.)"""
-    fast = FastAgent(33, 4, 0, buffer_size=5000, batch_size=32, warmup=200, learn_every=5,
+    fast = fast_agent(33, 4, 0, buffer_size=5000, batch_size=32, warmup=200, learn_every=5,
                      learn_updates=3)
     readable = Agent(33, 4, 0, buffer_size=5000, batch_size=32, warmup=200, learn_every=5,
                      learn_updates=3)
@@ -384,12 +384,12 @@ def test_training_steps_follow_the_readable_schedule() -> None:
     assert fast.config.n_step == readable.config.n_step == 3
     assert fast.n_updates == readable.n_updates == 4 * 3
     assert torch.equal(fast.memory.data, readable.memory.data)
-    assert not torch.equal(fast.flat, _fast(1).flat)  # it did learn
+    assert not torch.equal(fast.backend.flat, _fast(1).backend.flat)  # it did learn
 
 
-def _learner_state(agent: FastAgent) -> list[torch.Tensor]:
+def _learner_state(agent: Agent) -> list[torch.Tensor]:
     """Everything an update changes: weights, targets, Adam moments, sampler state."""
-    return [agent.flat, agent.target_flat, agent.optimizer.exp_avg, agent.optimizer.exp_avg_sq,
+    return [agent.backend.flat, agent.backend.target_flat, agent.backend.optimizer.exp_avg, agent.backend.optimizer.exp_avg_sq,
             agent.memory.generator.get_state()]
 
 
@@ -400,7 +400,7 @@ def test_two_threads_are_bitwise_one_thread(options: dict) -> None:
         agent = _fast(threads, batch_size=256, **options)
         agent.learn_many(150)  # the prefetching path
         for _ in range(5):
-            agent.learn(agent.memory.sample())
+            agent.backend.learn(agent.memory.sample())
         states.append(_learner_state(agent))
         assert agent.n_updates == 155
     for one, two in zip(*states, strict=True):
@@ -411,7 +411,7 @@ def test_two_threads_are_bitwise_one_thread(options: dict) -> None:
 def test_learn_many_is_learn_in_a_loop(threads: int) -> None:
     looped, batched = _fast(threads), _fast(threads)
     for _ in range(12):
-        looped.learn(looped.memory.sample())
+        looped.backend.learn(looped.memory.sample())
     batched.learn_many(12)
     for one, two in zip(_learner_state(looped), _learner_state(batched), strict=True):
         assert torch.equal(one, two)
@@ -424,9 +424,9 @@ def test_learner_error_leaves_weights_untouched_and_agent_usable() -> None:
         before = [t.clone() for t in _learner_state(agent)[:4]]
         s, a, r, ns, disc = (t.clone() for t in agent.memory.sample())
         with pytest.raises(RuntimeError):  # next states of the wrong width (the helper's part)
-            agent.learn((s, a, r, ns[:, :5], disc))
+            agent.backend.learn((s, a, r, ns[:, :5], disc))
         with pytest.raises(RuntimeError):  # states of the wrong width (the caller's part)
-            agent.learn((s[:, :5], a, r, ns, disc))
+            agent.backend.learn((s[:, :5], a, r, ns, disc))
         for old, new in zip(before, _learner_state(agent)[:4], strict=True):
             assert torch.equal(old, new)
         agent.learn_many(4)
@@ -436,15 +436,15 @@ def test_learner_error_leaves_weights_untouched_and_agent_usable() -> None:
 
 def test_helper_thread_only_with_a_second_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ddpg_fast, "available_cpus", lambda: 2)
-    assert FastAgent(33, 4, 0, buffer_size=100).two_threads
-    assert not FastAgent(33, 4, 0, buffer_size=100, threads=1).two_threads
+    assert fast_agent(33, 4, 0, buffer_size=100).backend.two_threads
+    assert not fast_agent(33, 4, 0, buffer_size=100, threads=1).backend.two_threads
     monkeypatch.setattr(ddpg_fast, "available_cpus", lambda: 1)
-    agent = fill(FastAgent(33, 4, 0, buffer_size=10_000, batch_size=64))
-    assert not agent.two_threads
+    agent = fill(fast_agent(33, 4, 0, buffer_size=10_000, batch_size=64))
+    assert not agent.backend.two_threads
     agent.learn_many(2)
-    assert agent._helper is None
+    assert agent.backend._helper is None
     with pytest.raises(ValueError, match="threads must be 1 or 2"):
-        FastAgent(33, 4, 0, buffer_size=100, threads=3)
+        fast_agent(33, 4, 0, buffer_size=100, threads=3)
 
 
 @pytest.mark.timeout(60)  # a regression hangs
@@ -453,7 +453,7 @@ def test_update_after_an_interrupted_hand_over_does_not_hang() -> None:
     between marking a job pending and handing it over; the next update must settle it."""
     agent = _fast(2)
     agent.learn_many(1)
-    helper = agent._helper
+    helper = agent.backend._helper
     assert helper is not None
     reached = []
 
@@ -470,14 +470,14 @@ def test_update_after_an_interrupted_hand_over_does_not_hang() -> None:
     assert not helper.pending and agent.n_updates == 5
     reference = _fast(1)
     reference.learn_many(5)
-    assert torch.equal(reference.flat, agent.flat)
+    assert torch.equal(reference.backend.flat, agent.backend.flat)
 
 
 def test_helper_thread_ends_with_its_agent() -> None:
     agent = _fast(2)
     agent.learn_many(1)
-    assert agent._helper is not None
-    thread = agent._helper._thread
+    assert agent.backend._helper is not None
+    thread = agent.backend._helper._thread
     assert thread.is_alive()
     del agent
     gc.collect()

@@ -12,12 +12,11 @@ import torch
 
 from ddpg import rundir
 from ddpg.agents import agent_from_checkpoints, agent_from_run
-from ddpg.fast import FastAgent
 from ddpg.record import UNRECORDED_SETTINGS, RunRecord
 from ddpg.solved import solved_at, trailing_average
 from ddpg_agent import Agent
 from model import Actor
-from tests._agent_helpers import fill, filled_agent
+from tests._agent_helpers import fast_agent, fill, filled_agent
 
 SMALL = {"actor_fc1": 64, "actor_fc2": 32, "critic_fc1": 48, "critic_fc2": 24}
 
@@ -35,7 +34,7 @@ def _write(tmp_path, agent: Agent, episodes: int = 4):
     return scores
 
 
-@pytest.mark.parametrize("agent_class", [Agent, FastAgent])
+@pytest.mark.parametrize("agent_class", [Agent, fast_agent])
 def test_checkpoints_load_as_in_the_course(tmp_path, agent_class) -> None:
     agent = _trained(agent_class)
     actor_path, critic_path = tmp_path / "checkpoint_actor.pth", tmp_path / "checkpoint_critic.pth"
@@ -54,13 +53,13 @@ def test_checkpoints_load_as_in_the_course(tmp_path, agent_class) -> None:
 def test_load_checkpoints_fills_the_targets_and_training_continues(tmp_path) -> None:
     agent = _trained()
     rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
-    other = rundir.load_checkpoints(fill(FastAgent(33, 4, 1, buffer_size=5000, batch_size=32)),
+    other = rundir.load_checkpoints(fill(fast_agent(33, 4, 1, buffer_size=5000, batch_size=32)),
                                     tmp_path / "a.pth", tmp_path / "c.pth")
     torch.testing.assert_close(other.actor_target.fc1.weight, agent.actor_local.fc1.weight)
     torch.testing.assert_close(other.critic_target.fc2.weight, agent.critic_local.fc2.weight)
-    before = other.flat.clone()
+    before = other.backend.flat.clone()
     other.learn_many(2)  # the loaded weights live in the fast learner's flat storage
-    assert not torch.equal(before, other.flat)
+    assert not torch.equal(before, other.backend.flat)
 
 
 def test_missing_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path) -> None:
@@ -117,7 +116,7 @@ def test_write_run_and_read_it_back(tmp_path) -> None:
     assert (tmp_path / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("agent_class", [Agent, FastAgent])
+@pytest.mark.parametrize("agent_class", [Agent, fast_agent])
 def test_agent_from_run_rebuilds_any_architecture(tmp_path, agent_class) -> None:
     agent = _trained(agent_class, **SMALL)
     _write(tmp_path, agent)
@@ -193,7 +192,7 @@ def test_filled_agent_helper_is_readable_agent() -> None:
     assert type(filled_agent()) is Agent
 
 
-@pytest.mark.parametrize("agent_class", [Agent, FastAgent])
+@pytest.mark.parametrize("agent_class", [Agent, fast_agent])
 def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path, agent_class) -> None:
     agent = _trained(agent_class)
     agent.t_step = 7
@@ -229,8 +228,46 @@ def test_a_record_loads_typed_and_writes_back_what_it_read(tmp_path) -> None:
         RunRecord.from_dict({"seed": 1})
 
 
-def test_a_training_state_is_refused_by_the_other_learner() -> None:
-    state = _trained(FastAgent).state_dict()
-    with pytest.raises(ValueError, match="saved by the fast learner; resume with the learner that trained it"):
-        Agent(33, 4, 0, buffer_size=1000).load_state_dict(state)
-    assert FastAgent(33, 4, 0, buffer_size=1000, threads=1).load_state_dict(state) is False  # no rows: not exact
+def _adam_moments(agent: Agent) -> list[torch.Tensor]:
+    """Each parameter's Adam step count and moments, [actor | critic], as the agent's torch Adam holds them."""
+    out = []
+    for opt in (agent.actor_optimizer, agent.critic_optimizer):
+        for p in opt.param_groups[0]["params"]:
+            out += [opt.state[p]["step"], opt.state[p]["exp_avg"], opt.state[p]["exp_avg_sq"]]
+    return out
+
+
+def test_a_training_state_moves_between_learners_and_loads_the_old_flat_layout() -> None:
+    """Any learner takes any learner's training state: the fast back-end hands its flat Adam to
+    the agent's torch Adam before a save and takes it back after a load, losslessly. States the
+    fast learner saved before it became a back-end (one flat Adam state) still load."""
+    fast = _trained(fast_agent)
+    state = fast.state_dict()
+    assert set(state["optimizer"]) == {"actor", "critic"}
+    readable = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
+    assert readable.load_state_dict(state) is False  # no rows: not exact
+    flat = fast.backend.optimizer
+    assert torch.equal(torch.cat([m.reshape(-1) for m in _adam_moments(readable)[1::3]]), flat.exp_avg)
+    assert torch.equal(torch.cat([m.reshape(-1) for m in _adam_moments(readable)[2::3]]), flat.exp_avg_sq)
+    assert all(int(step) == flat.t == 3 for step in _adam_moments(readable)[::3])
+    for a, b in zip(readable.critic_target.parameters(), fast.critic_target.parameters(), strict=True):
+        assert torch.equal(a, b)
+    # ... and back: the readable agent's state gives a fresh fast agent the first one's flat Adam.
+    again = fast_agent(33, 4, 3, buffer_size=5000, batch_size=32, threads=1)
+    again.load_state_dict(readable.state_dict())
+    assert torch.equal(again.backend.optimizer.exp_avg, flat.exp_avg) and again.backend.optimizer.t == flat.t
+    assert torch.equal(again.backend.flat, fast.backend.flat)
+    # The old layout.
+    legacy = {**state, "optimizer": {"flat": {"exp_avg": flat.exp_avg.clone(), "exp_avg_sq": flat.exp_avg_sq.clone(),
+                                              "t": flat.t}}}
+    old = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
+    old.load_state_dict(legacy)
+    for a, b in zip(_adam_moments(old), _adam_moments(readable), strict=True):
+        assert torch.equal(a, b)
+    # Both continue with the same update, to float32 rounding.
+    for agent in (readable, old, again):
+        fill(agent)
+    readable.learn_many(2)
+    old.learn_many(2)
+    for a, b in zip(readable.actor_local.parameters(), old.actor_local.parameters(), strict=True):
+        assert torch.equal(a, b)

@@ -291,7 +291,7 @@ def test_output_folder_is_checked_before_training(tmp_path, capsys) -> None:
     (["--resume", "RUN", "--episodes", "3", "--seed=5"], "leave out --seed"),
     (["--resume", "RUN", "--episodes", "3", '--config={"tau": 0.5}'], "leave out --config"),
     (["--resume", "RUN", "--episodes", "3", "--config", '{"tau": 0.5}'], "leave out --config"),
-    (["--resume", "RUN", "--episodes", "3", "--target=20", "--learner=readable"], "leave out --learner, --target"),
+    (["--resume", "RUN", "--episodes", "3", "--target=20", "--seed=4"], "leave out --seed, --target"),
     (["--resume", "RUN", "--episodes", "3", "--out=elsewhere"], "leave out --out"),
     (["--resume", "RUN", "--episodes", "1"], "already has 1 episodes"),
     (["--resume", "RUN", "--max-episodes=1"], "already has 1 episodes"),  # the alias is applied

@@ -50,8 +50,8 @@ class VariantAgent(Agent):
     config: VariantConfig
 
     def __init__(self, state_size: int, action_size: int, random_seed: int,
-                 config: DDPGConfig | None = None, **overrides: Any) -> None:
-        super().__init__(state_size, action_size, random_seed, config, **overrides)
+                 config: DDPGConfig | None = None, device: torch.device | str = "cpu", **overrides: Any) -> None:
+        super().__init__(state_size, action_size, random_seed, config, device, **overrides)
         cfg, seed = self.config, self.seed
         if cfg.batch_norm and (cfg.exploration == "noisy" or cfg.critic_layer_norm):
             raise ValueError("batch_norm is not combined here with exploration 'noisy' or with critic_layer_norm "
@@ -73,9 +73,8 @@ class VariantAgent(Agent):
             def critic() -> nn.Module:
                 return TwinCritic(one_critic, seed) if cfg.twin_critics else one_critic(seed)
 
-            self.actor_local, self.actor_target = actor(), actor()
-
-            self.critic_local, self.critic_target = critic(), critic()
+            self.actor_local, self.actor_target = actor().to(self.device), actor().to(self.device)
+            self.critic_local, self.critic_target = critic().to(self.device), critic().to(self.device)
             self.actor_target.load_state_dict(self.actor_local.state_dict())
             self.critic_target.load_state_dict(self.critic_local.state_dict())
             self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)

@@ -1,10 +1,10 @@
-"""The fast learner: ``ddpg_agent.Agent``'s update, by hand, on flat parameters, over two threads.
+"""The hand-written CPU back-end: ``ddpg_agent.Agent.learn``'s update, by hand, on flat parameters, over two threads.
 
-``FastAgent`` is a drop-in ``Agent`` (same constructor, same ``act``/``step``/``learn``/
-``reset``, same networks, buffer and noise) whose ``learn`` computes the update of
-``Agent.learn`` without autograd. On a small CPU the update is made of small matrix
-products, and PyTorch's per-operation overhead (autograd graph, ``nn.Module`` calls, one
-Adam pass per tensor) costs as much as the arithmetic. So here:
+``FastCPU(agent)`` plugs into an agent (``agent.backend``): the agent keeps its networks,
+buffer, noise, n-step returns and schedule, and its ``learn_many`` and ``policy`` run here.
+On a small CPU the update is made of small matrix products, and PyTorch's per-operation
+overhead (autograd graph, ``nn.Module`` calls, one Adam pass per tensor) costs as much as the
+arithmetic. So here:
 
 * each network's parameters live in one contiguous tensor (the layers hold views into it),
   so Adam, gradient clipping and the soft target update are a handful of tensor operations
@@ -19,9 +19,15 @@ Adam pass per tensor) costs as much as the arithmetic. So here:
 * with ``learn_many`` the next batch is drawn, into a preallocated tensor, while the
   current update finishes.
 
-``tests/test_fast_agent.py`` proves it equal to ``Agent`` one update at a time: from the same
-weights, targets, Adam moments and batch, both gradients lie within float32's rounding bound
-of the exact (float64) one, and the weights, targets and moments follow.
+It serves the networks of ``model.py`` (three layers each, layer norm in the critic or not) on
+the CPU, with no variant; ``ddpg.backends.choose`` says so for any other agent.
+``tests/test_fast_agent.py`` proves it equal to ``Agent.learn`` one update at a time: from the
+same weights, targets, Adam moments and batch, both gradients lie within float32's rounding
+bound of the exact (float64) one, and the weights, targets and moments follow.
+
+Its Adam moments live in one flat tensor while it trains; ``optimizer_state`` hands them to the
+agent's own ``torch.optim.Adam`` objects, so a training state saved here resumes on any
+back-end and device, and back.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg_agent import Agent, DDPGConfig
+from ddpg_agent import Agent
 
 # relu(bias + x @ w) in one call (ATen runs addmm, then relu in place: the same numbers).
 _ADDMM_RELU = torch._addmm_activation
@@ -252,59 +258,61 @@ class _Views:
             setattr(self, name + "T", getattr(self, name).t())
 
 
-class FastAgent(Agent):
-    """``Agent`` with the update written by hand, on two threads when two CPUs are free.
+class FastCPU:
+    """The update of ``Agent.learn`` written by hand, on two threads when two CPUs are free.
 
-    ``FastAgent(state_size, action_size, random_seed, config=None, threads=2, **overrides)``.
-    ``threads=1`` runs everything on the calling thread (same numbers; faster when another
-    job keeps the second core busy). The fast learner runs each operation on one core, so
-    it sets PyTorch's thread count to 1 for the process.
-
-    The networks' parameters become views of flat tensors, and one ``FlatAdam`` replaces
-    ``actor_optimizer`` and ``critic_optimizer`` (set to None here).
+    ``FastCPU(agent, threads=2)`` attaches itself (``agent.backend``). ``threads=1`` runs
+    everything on the calling thread (same numbers; faster when another job keeps the second
+    core busy). Each operation runs on one core, so it sets PyTorch's thread count to 1 for
+    the process. The networks' parameters become views of flat tensors (the agent and its
+    optimisers still hold the same ``Parameter`` objects), and one ``FlatAdam`` steps them.
     """
 
-    learner = "fast"
+    name = "fast"  # run.json's "learner"
 
-    def __init__(self, state_size: int, action_size: int, random_seed: int,
-                 config: DDPGConfig | None = None, threads: int = 2, **overrides: Any) -> None:
-        super().__init__(state_size, action_size, random_seed, config, **overrides)
+    def __init__(self, agent: Agent, threads: int = 2) -> None:
         if threads not in (1, 2):
             raise ValueError(f"threads must be 1 or 2, got {threads!r}")
+        if agent.device.type != "cpu":
+            raise ValueError(f"the fast learner runs on the CPU; this agent's networks are on {agent.device}")
+        if agent.backend is not None:
+            raise ValueError(f"the agent already has the {agent.backend.name} back-end")
+        self.agent, cfg = agent, agent.config
+        self.config, self.state_size, self.action_size = cfg, agent.state_size, agent.action_size
+        nets = [agent.actor_local, agent.critic_local]
+        targets = [agent.actor_target, agent.critic_target]
+        shapes = [p.shape for m in nets for p in m.parameters()]
+        self.layer_norm = cfg.critic_layer_norm
+        if not supports(agent):
+            raise ValueError("the fast learner needs the 3-layer Actor and Critic of model.py and no variant")
         torch.set_num_threads(1)
-        cfg = self.config
         # Batches go into two preallocated tensors used in turn, so the next batch can be drawn
         # while the previous one is still in use (``_sample``).
         self._index = [torch.empty(cfg.batch_size, dtype=torch.long) for _ in range(2)]
-        self._rows = [torch.empty(cfg.batch_size, self.memory.data.shape[1]) for _ in range(2)]
+        self._rows = [torch.empty(cfg.batch_size, agent.memory.data.shape[1]) for _ in range(2)]
         self._turn = 0
-        nets = [self.actor_local, self.critic_local]
-        targets = [self.actor_target, self.critic_target]
-        shapes = [p.shape for m in nets for p in m.parameters()]
-        self.layer_norm = cfg.critic_layer_norm
-        if len(shapes) != (16 if self.layer_norm else 12):
-            raise ValueError("the fast learner needs the 3-layer Actor and Critic of model.py")
         self.flat, grad = _flatten_parameters(nets, with_grad=True)
         self.target_flat, _ = _flatten_parameters(targets, with_grad=False)
         assert grad is not None
         self.grad = grad
-        self.n_actor = sum(p.numel() for p in self.actor_local.parameters())
+        self.n_actor = sum(p.numel() for p in agent.actor_local.parameters())
         self.critic_grad = grad[self.n_actor:]
         lr = torch.full_like(self.flat, cfg.lr_critic)
         lr[:self.n_actor] = cfg.lr_actor
         self.optimizer = FlatAdam(self.flat, grad, lr)
-        self.actor_optimizer = self.critic_optimizer = None  # type: ignore[assignment]
         self._p, self._t, self._g = (_Views(x, shapes) for x in (self.flat, self.target_flat, grad))
         self._work: dict[int, dict[str, torch.Tensor]] = {}
         self._acting: dict[int, dict[str, torch.Tensor]] = {}  # policy's buffers, by batch size
         self._helper: _HelperThread | None = None  # started by the first two-thread update
         self.threads = threads
         self.two_threads = threads == 2 and available_cpus() >= 2
+        self.load_optimizers()  # the agent's Adam state, if it has any, becomes the flat one's
+        agent.backend = self
 
     def _sample(self) -> tuple[torch.Tensor, ...]:
         """``memory.sample()`` (the same random draws), as views into one of the two batch
         tensors: the call after next overwrites them."""
-        memory = self.memory
+        memory = self.agent.memory
         if memory.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         self._turn ^= 1
@@ -318,6 +326,7 @@ class FastAgent(Agent):
         """One update on ``experiences``: the same as ``Agent.learn``."""
         self.settle()
         self._update(experiences, prefetch=False)
+        self.agent.n_updates += 1
 
     def learn_many(self, n_updates: int) -> None:
         """``n_updates`` updates on fresh batches, as ``learn(memory.sample())`` in a loop.
@@ -327,10 +336,15 @@ class FastAgent(Agent):
         numbers are the same.
         """
         self.settle()
-        batch = self._sample() if n_updates > 0 else None
-        for i in range(n_updates):
-            assert batch is not None  # drawn before the loop or by the previous update
-            batch = self._update(batch, prefetch=i + 1 < n_updates)
+        try:
+            batch = self._sample() if n_updates > 0 else None
+            for i in range(n_updates):
+                assert batch is not None  # drawn before the loop or by the previous update
+                batch = self._update(batch, prefetch=i + 1 < n_updates)
+                self.agent.n_updates += 1
+        except BaseException:  # Ctrl-C: no helper job may outlive the call (it may be drawing a batch)
+            self.settle()
+            raise
 
     def _update(self, batch: tuple[torch.Tensor, ...], prefetch: bool) -> tuple[torch.Tensor, ...] | None:
         """One update on ``batch``; with ``prefetch`` return the next batch."""
@@ -346,7 +360,6 @@ class FastAgent(Agent):
             self._clip_critic_gradient()
             self._apply_gradients()
             next_batch = self._sample() if prefetch else None
-        self.n_updates += 1
         return next_batch
 
     def _update_two_threads(self, batch: tuple[torch.Tensor, ...], prefetch: bool
@@ -405,15 +418,47 @@ class FastAgent(Agent):
         if self._helper is not None and self._helper.pending:
             self._helper.finish()
 
-    def optimizer_state(self) -> dict[str, Any]:
-        """The one flat Adam's moments and step count (``TrainingState``'s hook)."""
-        opt = self.optimizer
-        return {"flat": {"exp_avg": opt.exp_avg.clone(), "exp_avg_sq": opt.exp_avg_sq.clone(), "t": opt.t}}
+    def store_optimizers(self) -> None:
+        """Hand the flat Adam's moments and step count to the agent's ``torch.optim.Adam``
+        objects, per parameter, as their own steps would have left them (``TrainingState``
+        saves those)."""
+        t = self.optimizer.t
+        offset = 0
+        for opt in (self.agent.actor_optimizer, self.agent.critic_optimizer):
+            opt.state.clear()
+            for p in opt.param_groups[0]["params"]:
+                n = p.numel()
+                if t > 0:  # torch's Adam has no state before its first step
+                    opt.state[p] = {"step": torch.tensor(float(t), dtype=torch.float32),
+                                    "exp_avg": self.optimizer.exp_avg[offset:offset + n].view_as(p).clone(),
+                                    "exp_avg_sq": self.optimizer.exp_avg_sq[offset:offset + n].view_as(p).clone()}
+                offset += n
 
-    def load_optimizer_state(self, state: dict[str, Any]) -> None:
-        self.optimizer.exp_avg.copy_(state["flat"]["exp_avg"])
-        self.optimizer.exp_avg_sq.copy_(state["flat"]["exp_avg_sq"])
-        self.optimizer.t = state["flat"]["t"]
+    def weights_loaded(self) -> None:
+        pass  # the networks' parameters are views of the flat tensors: nothing to follow
+
+    def extra_state(self) -> None:
+        return None  # nothing beyond the agent's own objects
+
+    def loaded(self, extra: dict[str, Any] | None) -> None:
+        """After the agent took back a training state: its Adam state becomes the flat one's."""
+        self.load_optimizers()
+
+    def load_optimizers(self) -> None:
+        """Take the moments and step count from the agent's Adam objects (after a load)."""
+        opt_state = self.optimizer
+        opt_state.exp_avg.zero_()
+        opt_state.exp_avg_sq.zero_()
+        opt_state.t = 0
+        offset = 0
+        for opt in (self.agent.actor_optimizer, self.agent.critic_optimizer):
+            for p in opt.param_groups[0]["params"]:
+                n, state = p.numel(), opt.state.get(p)
+                if state:
+                    opt_state.exp_avg[offset:offset + n].copy_(state["exp_avg"].reshape(-1))
+                    opt_state.exp_avg_sq[offset:offset + n].copy_(state["exp_avg_sq"].reshape(-1))
+                    opt_state.t = int(state["step"])
+                offset += n
 
     def policy(self, states: np.ndarray) -> np.ndarray:
         """``Agent.policy`` written out into preallocated buffers: bitwise the same actions,
@@ -428,16 +473,6 @@ class FastAgent(Agent):
         h1 = _ADDMM_RELU(p.b1, ws["s"], p.w1T, out=ws["h1"])
         h2 = _ADDMM_RELU(p.b2, h1, p.w2T, out=ws["h2"])
         return torch.addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_().numpy()
-
-    def step(self, *args: Any, **kwargs: Any) -> None:
-        self.settle()
-        super().step(*args, **kwargs)
-
-    def reset(self) -> None:
-        """``Agent.reset``, which stores the last episode's pending n-step transitions: no helper
-        job may still be drawing from the buffer then."""
-        self.settle()
-        super().reset()
 
     # ------------------------------------------------------------- the passes
     def _workspace(self, b: int) -> dict[str, torch.Tensor]:
@@ -579,4 +614,14 @@ class FastAgent(Agent):
         self.target_flat.lerp_(self.flat, self.config.tau)
 
 
-__all__ = ["FastAgent", "FlatAdam", "available_cpus"]
+def supports(agent: Agent) -> bool:
+    """Whether the agent's update is the one written out here: ``model.py``'s networks, no variant."""
+    from model import Actor, Critic
+
+    plain = type(agent.actor_local) is Actor and type(agent.critic_local) is Critic
+    n_critic = 10 if agent.config.critic_layer_norm else 6  # three layers, with layer norm two more
+    return (plain and not getattr(agent.config, "variants", lambda: [])()
+            and len(list(agent.actor_local.parameters())) == 6 and len(list(agent.critic_local.parameters())) == n_critic)
+
+
+__all__ = ["FastCPU", "FlatAdam", "available_cpus", "supports"]

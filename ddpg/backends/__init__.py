@@ -1,0 +1,63 @@
+"""How an agent's updates run: its own autograd code, or a back-end computing the same update faster.
+
+One agent (``ddpg_agent.Agent``, or ``variants.VariantAgent``) holds the networks, optimisers,
+buffer, n-step returns, noise and state; a back-end, when attached (``agent.backend``), runs its
+``learn_many`` and ``policy``:
+
+=============  ======================================  ==================================
+learner        runs                                    serves
+=============  ======================================  ==================================
+``readable``   ``Agent.learn``, eagerly (autograd)     any device, any network, every variant
+``fast``       ``fast_cpu.FastCPU``: the update by      the CPU, ``model.py``'s networks, no
+               hand on flat tensors, two threads       variant (proven equal per update)
+``graph``      ``cuda_graph.CudaGraph``: ``Agent.learn``  CUDA, every variant but prioritized
+               captured once as a CUDA graph           replay and NoisyNet (proven equal per
+                                                       update where a GPU is present)
+=============  ======================================  ==================================
+
+``auto`` (train.py's default) takes the fastest that serves the agent: ``graph`` on CUDA,
+``fast`` on the CPU when it can, else ``readable``; ``fast`` asked for an agent it cannot
+serve falls back to ``readable`` likewise, and says why.
+"""
+
+from __future__ import annotations
+
+from ddpg.backends.cuda_graph import CudaGraph, capture_problem
+from ddpg.backends.fast_cpu import FastCPU, supports
+from ddpg_agent import Agent
+
+LEARNERS = ("auto", "fast", "graph", "readable")
+
+
+def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
+    """The learner that runs ``agent``'s updates, and why when ``auto`` could not take the fastest
+    (for a line on the console); ValueError, one line, when the learner asked for cannot serve it."""
+    if learner not in LEARNERS:
+        raise ValueError(f"--learner: expected one of {', '.join(LEARNERS)}, got {learner!r}")
+    cuda = agent.device.type == "cuda"
+    if cuda and capture_problem(agent):
+        raise ValueError(f"this agent's variants run on the CPU only: {capture_problem(agent)}; use --device cpu")
+    if learner == "fast" and cuda:
+        raise ValueError("--learner fast is the CPU's hand-written update; on CUDA use --learner graph (or auto)")
+    if learner in ("auto", "fast") and not cuda:
+        if supports(agent):
+            return "fast", None
+        return "readable", "the fast learner serves model.py's networks with no variant"
+    if learner == "auto":
+        return "graph", None
+    if learner == "graph" and not cuda:
+        raise ValueError("--learner graph captures the update as a CUDA graph: it needs --device cuda")
+    return learner, None
+
+
+def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
+    """Attach the back-end ``choose`` picks (nothing for ``readable``); returns its name."""
+    name, _ = choose(agent, learner)
+    if name == "fast":
+        FastCPU(agent, threads=threads)
+    elif name == "graph":
+        CudaGraph(agent)
+    return name
+
+
+__all__ = ["LEARNERS", "CudaGraph", "FastCPU", "attach", "choose"]
