@@ -399,3 +399,23 @@ def test_resume_of_a_variant_run_is_exact(tmp_path, variant) -> None:
     for one, two in zip(_weights(straight), _weights(split), strict=True):
         assert torch.equal(one, two)
     assert [r["episode"] for r in rundir.read_metrics(split)] == [1, 2, 3]
+
+
+def test_run_json_records_the_device_and_a_resume_may_change_the_learner(tmp_path, capsys) -> None:
+    """Any learner takes any learner's training state: a fast run resumes on the readable one and
+    back, and run.json says which ran, and where."""
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), "--save-buffer", *SMALL_RUN]) == 0
+    record = json.loads((run / "run.json").read_text())
+    assert record["learner"] == "fast" and record["device"] == {"type": "cpu"}
+    assert train_mod.main(["--resume", str(run), "--episodes", "2", "--learner", "readable", "--quiet",
+                           "--no-progress"]) == 0
+    record = json.loads((run / "run.json").read_text())
+    assert record["learner"] == "readable" and record["episodes_run"] == 2
+    assert record["resumed"][-1]["exact"] is True
+    assert train_mod.main(["--resume", str(run), "--episodes", "3", "--device", "cpu", "--quiet",
+                           "--no-progress"]) == 0
+    assert json.loads((run / "run.json").read_text())["learner"] == "readable"  # the run's own, unless given
+    with pytest.raises(SystemExit) as exc:
+        train_mod.main(["--resume", str(run), "--episodes", "4", "--learner", "graph", "--quiet", "--no-progress"])
+    assert exc.value.code == 2 and "it needs --device cuda" in capsys.readouterr().err

@@ -93,28 +93,33 @@ class DeviceReplayBuffer(ReplayBuffer):
 
 class CudaGraph:
     """``CudaGraph(agent)`` attaches itself (``agent.backend``) to an agent whose networks are on a
-    CUDA device; its ``learn_many`` replays the captured update, its ``policy`` acts on the CPU."""
+    CUDA device; its ``learn_many`` replays the captured update, its ``policy`` acts on the CPU.
+
+    ``capture=False`` runs every update eagerly through the same code (the GPU buffer, the
+    draws, the acting copy), on any device: what the tests run where there is no GPU."""
 
     name = "graph"  # run.json's "learner"
     threads = 1
 
-    def __init__(self, agent: Agent, warmup: int = WARMUP) -> None:
-        if agent.device.type != "cuda":
+    def __init__(self, agent: Agent, warmup: int = WARMUP, capture: bool = True) -> None:
+        if capture and agent.device.type != "cuda":
             raise ValueError(f"the CUDA graph back-end needs a CUDA device; this agent's networks are on {agent.device}")
         if agent.backend is not None:
             raise ValueError(f"the agent already has the {agent.backend.name} back-end")
         problem = capture_problem(agent)
         if problem:
             raise ValueError(f"the CUDA graph back-end cannot capture this update: {problem}")
-        self.agent, self.warmup = agent, warmup
-        for opt in (agent.actor_optimizer, agent.critic_optimizer):
-            for group in opt.param_groups:
-                group["capturable"] = True  # the step count a device tensor: no host read in step()
+        self.agent, self.warmup, self.capture = agent, warmup, capture
+        self.cuda = agent.device.type == "cuda"
+        self._set_capturable()
         agent.memory = DeviceReplayBuffer.wrap(agent.memory, agent.device)
         self.period = int(getattr(agent.config, "policy_delay", 1))  # graphs, one per phase
         self.graphs: list[torch.cuda.CUDAGraph] = []
         self.eager_updates = 0
-        torch.cuda.manual_seed(agent.seed)  # the batches' draws: the same seed, the same run on one GPU
+        if self.cuda:
+            if agent.device.index is not None:
+                torch.cuda.set_device(agent.device)  # captures and streams use the current device
+            torch.cuda.manual_seed(agent.seed)  # the batches' draws: the same seed, the same run on one GPU
         # Acting on the CPU: a copy of the actor when it is model.py's plain one (a variant's
         # actor, with batch norm's modes, acts where it learns).
         self.acting = copy.deepcopy(agent.actor_local).cpu().eval() if type(agent.actor_local) is Actor else None
@@ -131,6 +136,11 @@ class CudaGraph:
         if memory.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         memory.flush()
+        if not self.capture:
+            for _ in range(n_updates):
+                self._one_update()
+            self._refresh_acting()
+            return
         done = 0
         if not self.graphs:
             done = self._eager(min(n_updates, self.warmup - self.eager_updates))
@@ -194,25 +204,30 @@ class CudaGraph:
 
     # ------------------------------------------------------------ the agent's state
     def settle(self) -> None:
-        torch.cuda.synchronize(self.agent.device)  # the last replays have finished
+        if self.cuda:
+            torch.cuda.synchronize(self.agent.device)  # the last replays have finished
 
     def store_optimizers(self) -> None:
         pass  # the agent's own Adam objects are the ones the graph steps
 
-    def extra_state(self) -> dict[str, Any]:
+    def extra_state(self) -> dict[str, Any] | None:
         """CUDA's generator, which draws the batches (the CPU generator of the buffer draws none here)."""
-        return {"cuda_rng": torch.cuda.get_rng_state(self.agent.device)}
+        return {"cuda_rng": torch.cuda.get_rng_state(self.agent.device)} if self.cuda else None
 
     def loaded(self, extra: dict[str, Any] | None) -> None:
         """After the agent took back a training state: the rows go to the GPU again, the acting
         copy follows the weights, and Adam stays capturable (a CPU run saved it otherwise)."""
         self.agent.memory.mark_all()
-        for opt in (self.agent.actor_optimizer, self.agent.critic_optimizer):
-            for group in opt.param_groups:
-                group["capturable"] = True
-        if extra and "cuda_rng" in extra:
+        self._set_capturable()
+        if self.cuda and extra and "cuda_rng" in extra:
             torch.cuda.set_rng_state(extra["cuda_rng"], self.agent.device)
         self._refresh_acting()
+
+    def _set_capturable(self) -> None:
+        """Adam's step count a device tensor, so that ``step()`` reads nothing back from the GPU."""
+        for opt in (self.agent.actor_optimizer, self.agent.critic_optimizer):
+            for group in opt.param_groups:
+                group["capturable"] = self.cuda
 
 
 def capture_problem(agent: Agent) -> str | None:

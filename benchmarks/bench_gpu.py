@@ -1,0 +1,184 @@
+"""The GPU check: on a machine with a CUDA GPU, what each device costs and whether --device cuda pays.
+
+    python benchmarks/bench_gpu.py                       # ~6-7 minutes on an H100 or H200
+    python benchmarks/bench_gpu.py --tests --json OUT.json
+
+In one command it prints and records:
+
+1. the cost of one update of the default networks: eagerly on the GPU (autograd, what the
+   course's code does with ``device = "cuda"``), captured as a CUDA graph (``--learner graph``)
+   and on this machine's CPU (the hand-written back-end, two threads);
+2. the cost of acting for 20 arms: on the CPU (the fast back-end's written-out forward pass and
+   the graph back-end's CPU copy of the actor), and eagerly on the GPU;
+3. the 20-arm default trained to solved on each seed (default 0-2) with ``--device cuda`` and
+   with ``--device cpu`` on the same machine, interleaved, each run as ``train.py`` runs it
+   (``bench_train.run_seed``): its solved-at episode, wall-clock, updates and where the time went.
+
+With ``--tests`` it first runs tests/test_backends.py, whose CUDA tests (a replayed update
+against the eager one, the device buffer, checkpoints and states crossing devices, the same seed
+giving the same updates) run only where there is a GPU. The results go to
+``benchmarks/results/gpu_<gpu name>.json`` (or ``--json``) after every step, so a run cut short
+keeps what it measured; each training run has its ``device``, ``seed``, ``solved_at``,
+``wall_s`` and ``updates``. The last lines compare the figures with the GPU issue's aims:
+3/3 solved by episode 102, a median under 30 s on CUDA, at least twice as fast as the CPU.
+
+**Packages.** Beyond PyTorch and NumPy it needs ``mujoco`` (the built-in Reacher's physics) and
+``tqdm``; ``pytest`` for ``--tests``. Gymnasium, matplotlib and the rest are not imported. A GPU
+machine without network gets mujoco as wheels: on a machine with network,
+``sh benchmarks/gpu_wheels.sh`` downloads mujoco and the two packages it imports (glfw,
+PyOpenGL) for CPython 3.12 on x86-64 Linux into ``.whl/`` (``PY=3.11 sh ...`` for another
+Python); carry ``.whl`` over and run there, from the repository's root::
+
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
+    PYTHONPATH=/tmp/site python3 benchmarks/bench_gpu.py --tests
+
+The repository need not be installed there: this script puts its root on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a plain copy of the repository, not installed
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from benchmarks.bench_train import learner_updates_per_s, run_seed, seed_list  # noqa: E402
+from ddpg import reproducible  # noqa: E402
+from ddpg.agents import make_agent  # noqa: E402
+from ddpg.device import describe  # noqa: E402
+from ddpg.loop import GOOD_SCORE, GOOD_UPDATES  # noqa: E402
+from ddpg.rundir import git_commit, write_json  # noqa: E402
+from ddpg_agent import DDPGConfig  # noqa: E402
+
+# The GPU issue's aims, checked on the last lines.
+AIM_SOLVED_BY = 102
+AIM_MEDIAN_S = 30.0
+AIM_SPEED_UP = 2.0
+
+
+def acting_us(learner: str, device: str, calls: int = 2000, blocks: int = 5) -> float:
+    """Median microseconds of ``agent.act`` for 20 states (host in, host out), as training acts."""
+    agent = make_agent(learner, (33, 4, 0), DDPGConfig(buffer_size=1024), 2, device)
+    states = np.random.default_rng(0).standard_normal((20, 33)).astype(np.float32)
+    for _ in range(200):
+        agent.act(states)
+    times = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            agent.act(states)
+        times.append((time.perf_counter() - t0) / calls * 1e6)
+    return float(np.median(times))
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
+    p.add_argument("--seeds", default="0-2", help="seeds to train on each device (default 0-2)")
+    p.add_argument("--max-episodes", type=int, default=150,
+                   help="episode cap per run (default 150: the default solves at 100-102; a cap bounds a bad run)")
+    p.add_argument("--json", default=None, help="where to write the results (default benchmarks/results/gpu_<gpu>.json)")
+    p.add_argument("--tests", action="store_true", help="first run tests/test_backends.py (its CUDA tests included)")
+    p.add_argument("--skip-training", action="store_true", help="only the update and acting costs")
+    args = p.parse_args(argv)
+    try:
+        seeds = seed_list(args.seeds)
+    except argparse.ArgumentTypeError as exc:
+        p.error(f"--seeds: {exc}")
+    if not torch.cuda.is_available():
+        p.error("no CUDA GPU: PyTorch sees none here (this check is for a GPU machine; "
+                "its CPU half is benchmarks/bench_train.py)")
+    torch.set_num_threads(1)  # as train.py
+    gpu = describe(torch.device("cuda"))
+    out = Path(args.json) if args.json else ROOT / "benchmarks" / "results" / f"gpu_{_slug(gpu['name'])}.json"
+    command = "python benchmarks/bench_gpu.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    report: dict = {"command": command.strip(), "git_commit": git_commit(), "torch": torch.__version__, "gpu": gpu,
+                    "machine": reproducible.machine(), "config": DDPGConfig().to_dict(),
+                    "schedule": {"good_score": GOOD_SCORE, "good_updates": GOOD_UPDATES}, "runs": []}
+    print(f"# {report['command']}\n# {gpu['name']} ({gpu['memory_gib']} GiB, CUDA {gpu['cuda']}, driver "
+          f"{gpu['driver']}), torch {torch.__version__}, CPU {reproducible.cpu_model()} x {os.cpu_count()}, "
+          f"commit {report['git_commit']}", flush=True)
+
+    def save() -> None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, report)
+
+    if args.tests:
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_backends.py"],
+                              cwd=ROOT, capture_output=True, text=True)
+        tail = (done.stdout + done.stderr).strip().splitlines()[-15:]
+        print("\n".join(["# tests/test_backends.py:", *tail]), flush=True)
+        report["tests"] = {"returncode": done.returncode, "summary": tail[-1] if tail else "",
+                           "seconds": round(time.perf_counter() - t0, 1)}
+        save()
+
+    config = DDPGConfig()
+    costs = {}
+    for key, learner, device, n, blocks in (("update_eager_cuda_ms", "readable", "cuda", 200, 3),
+                                            ("update_graph_cuda_ms", "graph", "cuda", 1000, 5),
+                                            ("update_fast_cpu_ms", "fast", "cpu", 1000, 5)):
+        rate, _ = learner_updates_per_s(config, learner, 2, n_updates=n, blocks=blocks, device=device)
+        costs[key] = round(1000 / rate, 3)
+        print(f"one update, {learner} on {device}: {costs[key]:.3f} ms ({rate:,.0f} updates/s)", flush=True)
+    for key, learner, device in (("act_fast_cpu_us", "fast", "cpu"), ("act_graph_cpu_copy_us", "graph", "cuda"),
+                                 ("act_eager_cuda_us", "readable", "cuda")):
+        costs[key] = round(acting_us(learner, device), 1)
+        where = {"fast": "CPU, written-out forward", "graph": "CPU copy of a GPU-trained actor",
+                 "readable": "eagerly on the GPU"}[learner]
+        print(f"acting for 20 arms, {where}: {costs[key]:.1f} us per decision", flush=True)
+    report["costs"] = costs
+    save()
+
+    if not args.skip_training:
+        for seed in seeds:
+            for device in ("cuda", "cpu"):
+                r = run_seed(seed, config, args.max_episodes, 20, "auto", GOOD_SCORE, GOOD_UPDATES, 2, device)
+                run = {"device": device, "learner": "graph" if device == "cuda" else "fast",
+                       **{k: r[k] for k in ("seed", "solved_at", "wall_s", "updates", "first_30", "seconds")}}
+                report["runs"].append(run)
+                save()
+                print(f"seed {seed} on {device}: solved at {r['solved_at']}, {r['wall_s']:.1f} s, "
+                      f"{r['updates']:,} updates; time: "
+                      + ", ".join(f"{k} {v:.1f}s" for k, v in r["seconds"].items()), flush=True)
+        summary = {}
+        for device in ("cuda", "cpu"):
+            runs = [r for r in report["runs"] if r["device"] == device]
+            solved = [r for r in runs if r["solved_at"] is not None]
+            summary[device] = {"solved": len(solved), "runs": len(runs),
+                               "worst_solved_at": max((r["solved_at"] for r in solved), default=None),
+                               "median_wall_s": float(np.median([r["wall_s"] for r in runs])) if runs else None}
+            print(f"{device}: {len(solved)}/{len(runs)} solved, worst at {summary[device]['worst_solved_at']}, "
+                  f"median {summary[device]['median_wall_s']} s", flush=True)
+        cuda, cpu = summary["cuda"], summary["cpu"]
+        if cuda["median_wall_s"] and cpu["median_wall_s"]:
+            summary["cpu_over_cuda"] = round(cpu["median_wall_s"] / cuda["median_wall_s"], 2)
+            summary["aims_met"] = {
+                f"cuda solves every seed by episode {AIM_SOLVED_BY}":
+                    cuda["solved"] == cuda["runs"] and (cuda["worst_solved_at"] or 10**9) <= AIM_SOLVED_BY,
+                f"cuda median at most {AIM_MEDIAN_S:g} s": cuda["median_wall_s"] <= AIM_MEDIAN_S,
+                f"cuda at least {AIM_SPEED_UP:g}x faster than cpu": summary["cpu_over_cuda"] >= AIM_SPEED_UP}
+            print(f"cpu / cuda median wall-clock: {summary['cpu_over_cuda']}x", flush=True)
+            for aim, met in summary["aims_met"].items():
+                print(f"{'met' if met else 'NOT met'}: {aim}", flush=True)
+        report["summary"] = summary
+        save()
+    print(f"Wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

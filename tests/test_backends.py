@@ -1,0 +1,307 @@
+"""Devices and update back-ends (ddpg/device.py, ddpg/backends): which learner runs an agent, the
+errors for one that cannot, the GPU buffer's staging, the CUDA graph back-end's bookkeeping
+(run eagerly where there is no GPU), and checkpoints and training states that cross devices.
+
+The tests marked ``cuda`` need a GPU and are skipped without one; ``benchmarks/bench_gpu.py``
+runs them on a GPU machine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from ddpg import backends, rundir
+from ddpg.agents import agent_from_checkpoints, make_agent
+from ddpg.backends.cuda_graph import WARMUP, CudaGraph, DeviceReplayBuffer
+from ddpg.device import describe, resolve_device
+from ddpg.variants import VariantAgent, parse_config
+from ddpg_agent import Agent, DDPGConfig, ReplayBuffer
+from tests._agent_helpers import fill
+
+ROOT = Path(__file__).resolve().parents[1]
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+SMALL = {"buffer_size": 5000, "batch_size": 32}
+
+
+# ------------------------------------------------------------------ devices
+def test_device_names_resolve_and_bad_ones_are_one_clear_error(monkeypatch) -> None:
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto") == torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    assert describe(torch.device("cpu")) == {"type": "cpu"}
+    with pytest.raises(ValueError, match=r"--device: expected one of auto, cpu, cuda \(or cuda:N\), got 'gpu'"):
+        resolve_device("gpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("auto") == torch.device("cpu")
+    with pytest.raises(ValueError, match=r"--device cuda: .*; use --device cpu or auto"):
+        resolve_device("cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert resolve_device("auto") == torch.device("cuda")
+    with pytest.raises(ValueError, match=r"--device cuda:3: there are 1 CUDA device\(s\), numbered from 0"):
+        resolve_device("cuda:3")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message where there is no GPU")
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py", "watch.py"])
+def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(script, tmp_path) -> None:
+    done = subprocess.run([sys.executable, script, "--device", "cuda", *(["--out", str(tmp_path / "r")]
+                                                                       if script == "train.py" else [])],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith(f"{script}: error: --device cuda: ")
+    assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()
+
+
+# ------------------------------------------------------------------ which learner
+def _on(device: str, config: DDPGConfig | None = None, agent_class: type[Agent] = Agent) -> SimpleNamespace:
+    """What ``backends.choose`` reads of an agent, for a device this machine may not have."""
+    real = agent_class(33, 4, 0, config=config or DDPGConfig(buffer_size=10))
+    return SimpleNamespace(device=torch.device(device), config=real.config, actor_local=real.actor_local,
+                           critic_local=real.critic_local)
+
+
+def test_auto_takes_the_fastest_learner_that_serves_the_agent() -> None:
+    td3 = parse_config({"preset": "td3", "buffer_size": 10})
+    assert backends.choose(_on("cpu")) == ("fast", None)
+    assert backends.choose(_on("cpu", DDPGConfig(buffer_size=10, critic_layer_norm=False, actor_fc1=64))) == \
+        ("fast", None)
+    name, why = backends.choose(_on("cpu", td3, VariantAgent))
+    assert name == "readable" and "model.py's networks with no variant" in why
+    assert backends.choose(_on("cpu", td3, VariantAgent), "fast")[0] == "readable"  # falls back, says why
+    assert backends.choose(_on("cuda")) == ("graph", None)
+    assert backends.choose(_on("cuda", td3, VariantAgent)) == ("graph", None)  # TD3: one graph per phase
+    assert backends.choose(_on("cuda"), "readable") == ("readable", None)  # eager autograd, as the course
+
+
+@pytest.mark.parametrize(("device", "learner", "config", "message"), [
+    ("cuda", "fast", {}, "--learner fast is the CPU's hand-written update"),
+    ("cpu", "graph", {}, "--learner graph captures the update as a CUDA graph: it needs --device cuda"),
+    ("cuda", "auto", {"replay": "prioritized"}, "prioritized replay keeps its sum tree on the host"),
+    ("cuda", "readable", {"exploration": "noisy"}, "NoisyNet draws its weight noise from a CPU generator"),
+    ("cpu", "turbo", {}, "--learner: expected one of auto, fast, graph, readable, got 'turbo'"),
+])
+def test_a_learner_that_cannot_serve_the_agent_is_refused(device, learner, config, message) -> None:
+    cfg = parse_config({**config, "buffer_size": 10})
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        backends.choose(_on(device, cfg, VariantAgent if config else Agent), learner)
+
+
+def test_make_agent_attaches_the_chosen_back_end() -> None:
+    fast = make_agent("auto", (33, 4, 0), DDPGConfig(**SMALL), threads=1)
+    assert fast.learner == "fast" and fast.threads == 1 and isinstance(fast.backend, backends.FastCPU)
+    readable = make_agent("readable", (33, 4, 0), DDPGConfig(**SMALL))
+    assert readable.learner == "readable" and readable.backend is None
+    variant = make_agent("auto", (33, 4, 0), parse_config({"twin_critics": True, **SMALL}))
+    assert variant.learner == "readable" and isinstance(variant, VariantAgent)
+    with pytest.raises(ValueError, match="already has the fast back-end"):
+        backends.FastCPU(fast)
+
+
+# ------------------------------------------------------------------ the GPU buffer's staging
+def _rows(buffer: ReplayBuffer, n: int, start: int) -> None:
+    """Add n transitions whose state's first entry is their running number."""
+    states = np.zeros((n, 33))
+    states[:, 0] = np.arange(start, start + n)
+    buffer.add(states, np.zeros((n, 4)), np.zeros(n), states, 0.9)
+
+
+def test_staged_rows_reach_the_device_copy_once_and_in_place_when_the_ring_wraps() -> None:
+    host = ReplayBuffer(33, 4, 100, 16, seed=0)
+    _rows(host, 30, 0)
+    buffer = DeviceReplayBuffer.wrap(host, torch.device("cpu"))
+    assert buffer.data is host.data and buffer.pending == 30  # shared, and the rows so far still to copy
+    buffer.flush()
+    assert torch.equal(buffer.device_rows[:30], host.data[:30]) and int(buffer.rows_on_device) == 30
+    _rows(buffer, 50, 30)
+    assert buffer.pending == 50 and not torch.equal(buffer.device_rows[30:80], buffer.data[30:80])
+    buffer.flush()
+    _rows(buffer, 40, 80)  # rows 80-99, then 0-19: the ring wraps
+    assert buffer.pos == 20 and buffer.size == 100
+    buffer.device_rows[20:80] = -1.0  # rows the flush must not touch (already on the device)
+    buffer.flush()
+    assert torch.equal(buffer.device_rows[80:], buffer.data[80:]) and torch.equal(buffer.device_rows[:20],
+                                                                                  buffer.data[:20])
+    assert (buffer.device_rows[20:80] == -1.0).all() and int(buffer.rows_on_device) == 100
+    assert buffer.device_rows[:20, 0].tolist() == list(range(100, 120))
+    buffer.mark_all()
+    buffer.flush()
+    assert torch.equal(buffer.device_rows, buffer.data)
+
+
+def test_draws_come_uniformly_from_the_filled_rows() -> None:
+    host = ReplayBuffer(33, 4, 1000, 4096, seed=0)
+    _rows(host, 10, 0)
+    buffer = DeviceReplayBuffer.wrap(host, torch.device("cpu"))
+    buffer.flush()
+    torch.manual_seed(0)
+    states, *_ = buffer.draw()
+    counts = np.bincount(states[:, 0].numpy().astype(int), minlength=10)
+    assert len(counts) == 10  # never an unfilled row
+    assert counts.min() > 4096 / 10 * 0.8 and counts.max() < 4096 / 10 * 1.2
+
+
+# ------------------------------------------------------------------ the CUDA graph back-end, eagerly
+def _graph_agent(capture: bool = False, device: str = "cpu", **config: object) -> Agent:
+    agent = Agent(33, 4, 0, device=device, **{**SMALL, **config})  # type: ignore[arg-type]
+    CudaGraph(agent, capture=capture)
+    return fill(agent)
+
+
+def test_the_graph_back_end_runs_agent_learn_on_its_draws_and_acts_on_a_cpu_copy(monkeypatch) -> None:
+    """Each update is ``Agent.learn`` on a batch the back-end drew: fed the same batches, a plain
+    agent ends bitwise where it does; the acting copy follows the learned actor."""
+    agent, plain = _graph_agent(), fill(Agent(33, 4, 0, **SMALL))
+    batches: list[tuple[torch.Tensor, ...]] = []
+    draw = agent.memory.draw
+    monkeypatch.setattr(agent.memory, "draw", lambda: batches.append(draw()) or batches[-1])
+    states = np.random.default_rng(1).standard_normal((5, 33)).astype(np.float32)
+    before = agent.policy(states)
+    agent.learn_many(4)
+    for batch in batches:
+        plain.learn(batch)
+    assert agent.n_updates == plain.n_updates == 4 and len(batches) == 4
+    for a, b in zip(agent.critic_target.parameters(), plain.critic_target.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert np.array_equal(agent.policy(states), plain.policy(states)) and not np.array_equal(before,
+                                                                                           agent.policy(states))
+    assert agent.backend.acting is not agent.actor_local  # a copy, on the CPU
+
+
+def test_the_graph_back_end_keeps_the_policy_delay_of_td3() -> None:
+    """TD3's actor learns every second update; the back-end keeps one graph per phase, picked by
+    the update count (eagerly here: the same choice)."""
+    agent = VariantAgent(33, 4, 0, config=parse_config({"preset": "td3", **SMALL}))
+    CudaGraph(agent, capture=False)
+    fill(agent)
+    assert agent.backend.period == 2
+    actor = [p.clone() for p in agent.actor_local.parameters()]
+    agent.learn_many(1)  # update 0: the actor learns
+    moved = [p.clone() for p in agent.actor_local.parameters()]
+    assert any(not torch.equal(a, b) for a, b in zip(actor, moved, strict=True))
+    agent.learn_many(1)  # update 1: the critic only
+    assert all(torch.equal(a, b) for a, b in zip(moved, agent.actor_local.parameters(), strict=True))
+
+
+def test_a_training_state_crosses_between_the_graph_and_the_fast_back_ends(tmp_path) -> None:
+    """What the graph back-end saves, the fast one resumes (and back): the networks, Adam's
+    moments and the buffer's rows, whatever device and back-end wrote them."""
+    graph = _graph_agent()
+    graph.learn_many(5)
+    rundir.save_training_state(tmp_path, graph, {"scores": []}, None, save_buffer=True)
+    fast = make_agent("fast", (33, 4, 0), DDPGConfig(**SMALL), threads=1)
+    assert rundir.load_training_state(tmp_path, fast)["exact"]
+    assert torch.equal(fast.memory.data, graph.memory.data) and fast.n_updates == 5
+    for a, b in zip(fast.critic_local.parameters(), graph.critic_local.parameters(), strict=True):
+        assert torch.equal(a, b)
+    opt = graph.critic_optimizer
+    flat_critic = fast.backend.optimizer.exp_avg_sq[fast.backend.n_actor:]
+    assert torch.equal(flat_critic, torch.cat([opt.state[p]["exp_avg_sq"].reshape(-1)
+                                               for p in opt.param_groups[0]["params"]]))
+    fast.learn_many(3)
+    rundir.save_training_state(tmp_path, fast, {"scores": []}, None, save_buffer=True)
+    back = _graph_agent()
+    assert rundir.load_training_state(tmp_path, back)["exact"] and back.n_updates == 8
+    assert back.memory.pending == back.memory.size  # every row goes to the device again
+    for a, b in zip(back.actor_local.parameters(), fast.actor_local.parameters(), strict=True):
+        assert torch.equal(a, b)
+    states = np.zeros((2, 33), np.float32)
+    assert np.array_equal(back.policy(states), fast.policy(states))  # the acting copy followed
+    back.learn_many(2)
+
+
+def test_checkpoints_are_saved_from_cpu_tensors_whatever_device_holds_the_networks(tmp_path, monkeypatch) -> None:
+    """A GPU-trained run's checkpoints load where there is no GPU: every tensor is copied to the
+    CPU on its way to the file (``.to("cpu")``, which is what moves a GPU tensor; recorded here,
+    where no GPU is at hand; the cuda test below saves from a GPU)."""
+    agent = Agent(33, 4, 0, buffer_size=10)
+    moved: list[str] = []
+    to = torch.Tensor.to
+
+    def recording_to(self: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        moved.append(str(args[0] if args else kwargs.get("device")))
+        return to(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.Tensor, "to", recording_to)
+    rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    monkeypatch.undo()
+    n_tensors = len(agent.actor_local.state_dict()) + len(agent.critic_local.state_dict())
+    assert moved.count("cpu") >= n_tensors
+    for name in ("a.pth", "c.pth"):
+        assert all(t.device.type == "cpu" for t in torch.load(tmp_path / name, weights_only=True).values())
+    loaded = agent_from_checkpoints(tmp_path / "a.pth", tmp_path / "c.pth")
+    assert torch.equal(loaded.actor_local.fc1.weight, agent.actor_local.fc1.weight)
+
+
+# ------------------------------------------------------------------ on a GPU
+@cuda
+def test_cuda_checkpoints_and_states_load_on_the_cpu(tmp_path) -> None:
+    agent = _graph_agent(capture=True, device="cuda")
+    agent.learn_many(WARMUP + 4)
+    rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    rundir.save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
+    cpu = agent_from_checkpoints(tmp_path / "a.pth", tmp_path / "c.pth")
+    assert torch.equal(cpu.actor_local.fc1.weight, agent.actor_local.fc1.weight.cpu())
+    fast = make_agent("auto", (33, 4, 0), DDPGConfig(**SMALL), threads=1)
+    assert rundir.load_training_state(tmp_path, fast)["exact"] and fast.n_updates == WARMUP + 4
+    fast.learn_many(2)
+    rundir.save_training_state(tmp_path, fast, {"scores": []}, None, save_buffer=True)
+    again = _graph_agent(capture=True, device="cuda")
+    assert rundir.load_training_state(tmp_path, again)["exact"]
+    again.learn_many(WARMUP + 2)
+    assert again.n_updates == 2 * WARMUP + 8
+
+
+@cuda
+def test_the_device_buffer_holds_the_host_rows() -> None:
+    agent = _graph_agent(capture=True, device="cuda")
+    agent.memory.flush()
+    size = agent.memory.size
+    assert torch.equal(agent.memory.device_rows[:size].cpu(), agent.memory.data[:size])
+    assert int(agent.memory.rows_on_device) == size
+
+
+@cuda
+def test_one_replayed_update_equals_the_eager_update_to_float32_rounding() -> None:
+    """The graph replays the kernels ``Agent.learn`` launched while it was captured, on a batch
+    drawn from the same random state: from the same weights, Adam state and generator state, the
+    weights' change of one replay and of one eager update agree. They may differ only where a
+    kernel sums in another order, so the bound is the fast learner's (tests/test_fast_agent.py):
+    gamma_N of the longest chain of roundings, relative to the change."""
+    from tests.test_fast_agent import _chain_length, _gamma
+
+    agent = _graph_agent(capture=True, device="cuda")
+    agent.learn_many(WARMUP + 1)  # captured, and replayed once
+    nets = [agent.actor_local, agent.critic_local, agent.actor_target, agent.critic_target]
+    tensors = [p for net in nets for p in net.parameters()] + [
+        t for opt in (agent.actor_optimizer, agent.critic_optimizer) for s in opt.state.values() for t in s.values()]
+    start = [t.detach().clone() for t in tensors]
+    rng = torch.cuda.get_rng_state()
+    agent.learn_many(1)  # a replay
+    replayed = [t.detach().clone() for t in tensors]
+    with torch.no_grad():
+        for t, s in zip(tensors, start, strict=True):
+            t.copy_(s)
+    torch.cuda.set_rng_state(rng)
+    agent.learn(agent.memory.draw())  # the same update, eagerly
+    torch.cuda.synchronize()
+    bound = _gamma(_chain_length(agent.config)) * 8
+    for s, r, e in zip(start, replayed, tensors, strict=True):
+        change = (r - s).double()
+        if change.norm() > 0:
+            assert float((r.double() - e.detach().double()).norm() / change.norm()) <= bound
+
+
+@cuda
+def test_the_same_seed_on_the_same_gpu_gives_the_same_updates() -> None:
+    one, two = _graph_agent(capture=True, device="cuda"), _graph_agent(capture=True, device="cuda")
+    for agent in (one, two):
+        torch.cuda.manual_seed(0)
+        agent.learn_many(WARMUP + 20)
+    for a, b in zip(one.critic_local.parameters(), two.critic_local.parameters(), strict=True):
+        assert torch.equal(a, b)
