@@ -305,3 +305,48 @@ def test_the_same_seed_on_the_same_gpu_gives_the_same_updates() -> None:
         agent.learn_many(WARMUP + 20)
     for a, b in zip(one.critic_local.parameters(), two.critic_local.parameters(), strict=True):
         assert torch.equal(a, b)
+
+
+def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path) -> None:
+    """The whole path train.py takes (episodes, the schedule, the per-episode snapshot, saving,
+    resuming) with the graph back-end's GPU buffer copy, run eagerly: a run stopped after two
+    episodes and resumed ends with the weights of the run that was not stopped (the fake
+    environment's rewards are constant: the weights, not the scores, tell)."""
+    from ddpg import callbacks
+    from ddpg.loop import train
+    from tests._agent_helpers import FakeEnv
+
+    config = {**SMALL, "warmup": 64, "learn_every": 5, "learn_updates": 2}
+
+    class Env(FakeEnv):  # its random observations restored on resume, as the real environments' are
+        @property
+        def random_state(self) -> dict:
+            return self.rng.bit_generator.state
+
+        @random_state.setter
+        def random_state(self, state: dict) -> None:
+            self.rng.bit_generator.state = state
+
+    def agent() -> Agent:
+        a = Agent(33, 4, 0, **config)  # type: ignore[arg-type]
+        CudaGraph(a, capture=False)
+        return a
+
+    whole = agent()
+    train(Env(num_agents=2, episode_len=40), whole, episodes=4, max_t=40,
+          callbacks=callbacks.standard(tmp_path / "whole", seed=0, progress=False, save_buffer=True))
+    first = agent()
+    train(Env(num_agents=2, episode_len=40), first, episodes=2, max_t=40,
+          callbacks=callbacks.standard(tmp_path / "cut", seed=0, progress=False, save_buffer=True))
+    torch.manual_seed(123)  # whatever happened in between: the draws come back with the run folder's state
+    resumed = agent()
+    saved = rundir.load_training_state(tmp_path / "cut", resumed)
+    assert saved["exact"] and resumed.memory.pending == resumed.memory.size > 0
+    env = Env(num_agents=2, episode_len=40)
+    env.random_state = saved["environment"]
+    train(env, resumed, episodes=4, max_t=40, resume=saved["loop"])
+    assert resumed.n_updates == whole.n_updates > first.n_updates > 0
+    for a, b in zip(resumed.actor_local.parameters(), whole.actor_local.parameters(), strict=True):
+        assert torch.equal(a, b)
+    states = np.zeros((2, 33), np.float32)
+    assert np.array_equal(resumed.policy(states), whole.policy(states))

@@ -211,7 +211,8 @@ class CudaGraph:
         pass  # the agent's own Adam objects are the ones the graph steps
 
     def extra_state(self) -> dict[str, Any] | None:
-        """CUDA's generator, which draws the batches (the CPU generator of the buffer draws none here)."""
+        """CUDA's generator, which draws the batches (the buffer's CPU generator draws none here).
+        Run eagerly on the CPU, torch's own generator draws them, which the run folder keeps."""
         return {"cuda_rng": torch.cuda.get_rng_state(self.agent.device)} if self.cuda else None
 
     def loaded(self, extra: dict[str, Any] | None) -> None:
