@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             solved = [r for r in runs if r["solved_at"] is not None]
             summary[device] = {"solved": len(solved), "runs": len(runs),
                                "worst_solved_at": max((r["solved_at"] for r in solved), default=None),
-                               "median_wall_s": float(np.median([r["wall_s"] for r in runs])) if runs else None}
+                               "median_wall_s": round(float(np.median([r["wall_s"] for r in runs])), 1) if runs else None}
             print(f"{device}: {len(solved)}/{len(runs)} solved, worst at {summary[device]['worst_solved_at']}, "
                   f"median {summary[device]['median_wall_s']} s", flush=True)
         cuda, cpu = summary["cuda"], summary["cpu"]

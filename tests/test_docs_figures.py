@@ -944,3 +944,20 @@ def test_every_figure_says_where_it_comes_from():
     expect("`.venv/bin/python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc` (seed 0)",
            ("README.md", README))
     expect(f"episode {value_map['solved_at_episode']}, its return in the title", ("README.md", README))
+
+
+def test_the_fast_back_end_kept_its_speed():
+    """docs/training.md quotes the before/after sitting of the fast learner's move to a back-end."""
+    speed = json.loads((RESULTS / "backends_fast_cpu_speed.json").read_text())
+    runs = speed["runs"]
+    assert [r["code"] for r in runs] == ["old", "new"] * 3
+    for threads, key in (("2_threads", "updates_per_s_2_threads"), ("1_thread", "updates_per_s_1_thread")):
+        medians = {code: statistics.median(r[key] for r in runs if r["code"] == code) for code in ("old", "new")}
+        assert speed[f"median_{threads}"] == medians
+        assert speed[f"new_over_old_{threads}"] == round(medians["new"] / medians["old"], 3)
+    old_one = [r["updates_per_s_1_thread"] for r in runs if r["code"] == "old"]
+    expect(f"gave medians of {speed['median_2_threads']['old']:.0f} and {speed['median_2_threads']['new']:.0f} "
+           f"updates/s on two threads (after/before {speed['new_over_old_2_threads']}) and "
+           f"{speed['median_1_thread']['old']:.0f} and {speed['median_1_thread']['new']:.0f} on one "
+           f"({speed['new_over_old_1_thread']})", ("README.md", README))
+    expect(f"{min(old_one):.0f}-{max(old_one):.0f}", ("README.md", README))
