@@ -17,9 +17,10 @@ update stays the one ``ddpg_agent.py`` shows. What makes it capture-safe:
 * TD3's policy delay decides in Python whether the actor learns, so one graph is captured
   for each phase of the delay and the agent's update count picks which replays.
 
-Acting stays on the CPU, on a copy of the actor refreshed after each learning step: 20 states
+Acting stays on the CPU, on a copy of the actor refreshed after each learning step and run
+through the fast back-end's written-out forward pass (``fast_cpu.ActorForward``): 20 states
 through the actor cost less there than a round trip to the GPU (about 35-68 us against
-125-172 us eagerly on CUDA). The first ``WARMUP`` updates run eagerly on a side stream (as
+125-172 us eagerly on CUDA, as a prototype measured them). The first ``WARMUP`` updates run eagerly on a side stream (as
 PyTorch asks before a capture: the optimiser's state and the allocator settle), and count as
 updates like any other.
 
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ddpg.backends.fast_cpu import ActorForward
 from ddpg_agent import Agent, ReplayBuffer
 from model import Actor
 
@@ -123,6 +125,7 @@ class CudaGraph:
         # Acting on the CPU: a copy of the actor when it is model.py's plain one (a variant's
         # actor, with batch norm's modes, acts where it learns).
         self.acting = copy.deepcopy(agent.actor_local).cpu().eval() if type(agent.actor_local) is Actor else None
+        self._forward = ActorForward.of(self.acting) if self.acting is not None else None  # its pass written out
         self._refresh_acting()
         agent.backend = self
 
@@ -187,10 +190,11 @@ class CudaGraph:
 
     # ------------------------------------------------------------ acting
     def policy(self, states: np.ndarray) -> np.ndarray:
-        """mu(s) on the CPU copy of the actor (or on the GPU for a variant's actor)."""
+        """mu(s) on the CPU copy of the actor, its pass written out as the fast back-end's (or on the
+        GPU for a variant's actor)."""
+        if self._forward is not None:
+            return self._forward(states)
         with torch.no_grad():
-            if self.acting is not None:
-                return self.acting(torch.from_numpy(states)).numpy()
             return self.agent.actor_local(torch.from_numpy(states).to(self.agent.device)).cpu().numpy()
 
     def weights_loaded(self) -> None:

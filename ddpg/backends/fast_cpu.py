@@ -302,7 +302,8 @@ class FastCPU:
         self.optimizer = FlatAdam(self.flat, grad, lr)
         self._p, self._t, self._g = (_Views(x, shapes) for x in (self.flat, self.target_flat, grad))
         self._work: dict[int, dict[str, torch.Tensor]] = {}
-        self._acting: dict[int, dict[str, torch.Tensor]] = {}  # policy's buffers, by batch size
+        p = self._p
+        self._acting = ActorForward(p.w1, p.b1, p.w2, p.b2, p.w3, p.b3)
         self._helper: _HelperThread | None = None  # started by the first two-thread update
         self.threads = threads
         self.two_threads = threads == 2 and available_cpus() >= 2
@@ -461,18 +462,8 @@ class FastCPU:
                 offset += n
 
     def policy(self, states: np.ndarray) -> np.ndarray:
-        """``Agent.policy`` written out into preallocated buffers: bitwise the same actions,
-        without the nn.Module calls, which cost more than the three small products."""
-        p, n = self._p, len(states)
-        ws = self._acting.get(n)
-        if ws is None:
-            cfg = self.config
-            ws = self._acting[n] = {"s": torch.empty(n, self.state_size), "h1": torch.empty(n, cfg.actor_fc1),
-                                    "h2": torch.empty(n, cfg.actor_fc2), "mu": torch.empty(n, self.action_size)}
-        ws["s"].numpy()[...] = states
-        h1 = _ADDMM_RELU(p.b1, ws["s"], p.w1T, out=ws["h1"])
-        h2 = _ADDMM_RELU(p.b2, h1, p.w2T, out=ws["h2"])
-        return torch.addmm(p.b3, h2, p.w3T, out=ws["mu"]).tanh_().numpy()
+        """``Agent.policy`` written out (``ActorForward``, on the flat parameters' views)."""
+        return self._acting(states)
 
     # ------------------------------------------------------------- the passes
     def _workspace(self, b: int) -> dict[str, torch.Tensor]:
@@ -614,6 +605,37 @@ class FastCPU:
         self.target_flat.lerp_(self.flat, self.config.tau)
 
 
+class ActorForward:
+    """``model.Actor``'s forward pass on a CPU, written out into preallocated buffers: bitwise
+    the actions of the module's call, without the nn.Module calls, which cost more than the
+    three small products. It holds views of the weights, so it follows them as they learn."""
+
+    def __init__(self, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Tensor, b2: torch.Tensor, w3: torch.Tensor,
+                 b3: torch.Tensor) -> None:
+        self.w1T, self.w2T, self.w3T = w1.detach().t(), w2.detach().t(), w3.detach().t()
+        self.b1, self.b2, self.b3 = b1.detach(), b2.detach(), b3.detach()
+        self._buffers: dict[int, dict[str, torch.Tensor]] = {}  # by batch size
+
+    @classmethod
+    def of(cls, actor: nn.Module) -> ActorForward:
+        """The written-out pass of a ``model.Actor`` on the CPU."""
+        return cls(actor.fc1.weight, actor.fc1.bias, actor.fc2.weight, actor.fc2.bias, actor.fc3.weight,
+                   actor.fc3.bias)
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """mu(s) for a float32 batch (n, state_size); the array is overwritten by the next call
+        with as many states (``Agent.act`` copies it at once)."""
+        n = len(states)
+        ws = self._buffers.get(n)
+        if ws is None:
+            ws = self._buffers[n] = {"s": torch.empty(n, self.w1T.shape[0]), "h1": torch.empty(n, self.w1T.shape[1]),
+                                     "h2": torch.empty(n, self.w2T.shape[1]), "mu": torch.empty(n, self.w3T.shape[1])}
+        ws["s"].numpy()[...] = states
+        h1 = _ADDMM_RELU(self.b1, ws["s"], self.w1T, out=ws["h1"])
+        h2 = _ADDMM_RELU(self.b2, h1, self.w2T, out=ws["h2"])
+        return torch.addmm(self.b3, h2, self.w3T, out=ws["mu"]).tanh_().numpy()
+
+
 def supports(agent: Agent) -> bool:
     """Whether the agent's update is the one written out here: ``model.py``'s networks, no variant."""
     from model import Actor, Critic
@@ -624,4 +646,4 @@ def supports(agent: Agent) -> bool:
             and len(list(agent.actor_local.parameters())) == 6 and len(list(agent.critic_local.parameters())) == n_critic)
 
 
-__all__ = ["FastCPU", "FlatAdam", "available_cpus", "supports"]
+__all__ = ["ActorForward", "FastCPU", "FlatAdam", "available_cpus", "supports"]
