@@ -11,7 +11,7 @@ SWEEP_STAMP := $(VENV)/.installed-sweep
 GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 xvfb
 RUN_DIR ?= runs/latest
 
-.PHONY: setup sweep-setup run test unity lint bench bench-gym bench-ablation gl clean
+.PHONY: setup sweep-setup run test unity lint bench bench-gym bench-ablation bench-gpu gl clean
 
 setup: $(STAMP) gl
 
@@ -67,6 +67,10 @@ bench-gym: setup
 # The default, each variant, the course's baseline and single changes, 5 seeds each (hours on 2 cores).
 bench-ablation: setup sweep-setup
 	$(PY) benchmarks/bench_ablation.py
+
+# On a machine with a CUDA GPU: each device's costs, the default trained on both (bench_gpu.py).
+bench-gpu: setup
+	$(PY) benchmarks/bench_gpu.py --tests
 
 lint: setup
 	$(PY) -m ruff check .

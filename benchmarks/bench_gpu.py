@@ -1,7 +1,12 @@
 """The GPU check: on a machine with a CUDA GPU, what each device costs and whether --device cuda pays.
 
-    python benchmarks/bench_gpu.py                       # ~6-7 minutes on an H100 or H200
-    python benchmarks/bench_gpu.py --tests --json OUT.json
+    python benchmarks/bench_gpu.py
+    python benchmarks/bench_gpu.py --tests --json OUT.json   # make bench-gpu: --tests, in .venv
+
+Not yet run on a GPU. Estimated from the figures that motivated the back-end (a prototype on an
+H200 with a 16-core Xeon: 75 s to solve on its CPU, 0.53 ms per graphed update): about 4 minutes
+for the three CPU runs, 2-3 for the three CUDA runs, under a minute for the rest and the tests;
+``--seeds 0-1`` takes a third less.
 
 In one command it prints and records:
 
@@ -133,6 +138,15 @@ def main(argv: list[str] | None = None) -> int:
                                             ("update_fast_cpu_ms", "fast", "cpu", 1000, 5)):
         rate, _ = learner_updates_per_s(config, learner, 2, n_updates=n, blocks=blocks, device=device)
         costs[key] = round(1000 / rate, 3)
+        if learner == "graph":
+            probe = make_agent("graph", (33, 4, 0), DDPGConfig(buffer_size=1024, batch_size=64), 1, "cuda")
+            fill = np.random.default_rng(0).standard_normal((1024, 33))
+            probe.memory.add(fill, np.zeros((1024, 4)), np.zeros(1024), fill, 0.95)
+            probe.learn_many(8)
+            backend = probe.backend
+            report["graph_capture"] = ("captured" if backend.graphs else
+                                       f"failed: {backend.fallback}" if backend.fallback else "not captured")
+            print(f"graph capture: {report['graph_capture']}", flush=True)
         print(f"one update, {learner} on {device}: {costs[key]:.3f} ms ({rate:,.0f} updates/s)", flush=True)
     for key, learner, device in (("act_fast_cpu_us", "fast", "cpu"), ("act_graph_cpu_copy_us", "graph", "cuda"),
                                  ("act_eager_cuda_us", "readable", "cuda")):

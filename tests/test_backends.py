@@ -350,3 +350,30 @@ def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path) -> N
         assert torch.equal(a, b)
     states = np.zeros((2, 33), np.float32)
     assert np.array_equal(resumed.policy(states), whole.policy(states))
+
+
+def test_a_capture_that_fails_says_why_and_the_updates_go_on_eagerly(monkeypatch, capsys) -> None:
+    """Should a PyTorch or a GPU refuse the capture, the run goes on with the same update, eagerly,
+    and says why in one line (the capture itself is faked here: there is no GPU)."""
+    agent = _graph_agent()
+    backend = agent.backend
+    backend.capture = True
+
+    def eager(n: int) -> int:  # the warm-up without a CUDA stream
+        for _ in range(n):
+            backend._one_update()
+        backend.eager_updates += n
+        return n
+
+    def refuse() -> None:
+        raise RuntimeError("operation not permitted when stream is capturing\nmore detail")
+
+    monkeypatch.setattr(backend, "_eager", eager)
+    monkeypatch.setattr(backend, "_capture", refuse)
+    agent.learn_many(WARMUP + 4)
+    assert agent.n_updates == WARMUP + 4 and not backend.graphs and not backend.capture
+    assert backend.fallback == "RuntimeError: operation not permitted when stream is capturing"
+    assert capsys.readouterr().err.strip() == (f"The CUDA graph capture failed ({backend.fallback}); the updates run "
+                                               "eagerly on the GPU instead")
+    agent.learn_many(2)
+    assert agent.n_updates == WARMUP + 6

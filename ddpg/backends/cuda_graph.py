@@ -32,6 +32,7 @@ noise comes from a CPU generator).
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
 import numpy as np
@@ -118,6 +119,8 @@ class CudaGraph:
         self.period = int(getattr(agent.config, "policy_delay", 1))  # graphs, one per phase
         self.graphs: list[torch.cuda.CUDAGraph] = []
         self.eager_updates = 0
+        self._stream: torch.cuda.Stream | None = None  # the warm-up's and the capture's
+        self.fallback: str | None = None  # why the capture failed, if it did
         if self.cuda:
             if agent.device.index is not None:
                 torch.cuda.set_device(agent.device)  # captures and streams use the current device
@@ -139,19 +142,17 @@ class CudaGraph:
         if memory.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         memory.flush()
-        if not self.capture:
-            for _ in range(n_updates):
-                self._one_update()
-            self._refresh_acting()
-            return
         done = 0
-        if not self.graphs:
+        if self.capture and not self.graphs:
             done = self._eager(min(n_updates, self.warmup - self.eager_updates))
             if self.eager_updates >= self.warmup:
-                self._capture()
+                self._capture_or_fall_back()
         for _ in range(done, n_updates):
-            self.graphs[agent.n_updates % self.period].replay()
-            agent.n_updates += 1
+            if self.graphs:
+                self.graphs[agent.n_updates % self.period].replay()
+                agent.n_updates += 1
+            else:  # capture=False, or a capture that failed: the same update, eagerly
+                self._one_update()
         self._refresh_acting()
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
@@ -162,8 +163,9 @@ class CudaGraph:
         self.agent.learn(self.agent.memory.draw())
 
     def _eager(self, n: int) -> int:
-        """``n`` updates run eagerly on a side stream, as PyTorch asks before a capture."""
-        side = torch.cuda.Stream(self.agent.device)
+        """``n`` updates run eagerly on a side stream, as PyTorch asks before a capture; the capture
+        then uses the same stream, so the math libraries' per-stream handles exist before it."""
+        side = self._stream = self._stream or torch.cuda.Stream(self.agent.device)
         side.wait_stream(torch.cuda.current_stream(self.agent.device))
         with torch.cuda.stream(side):
             for _ in range(n):
@@ -171,6 +173,17 @@ class CudaGraph:
         torch.cuda.current_stream(self.agent.device).wait_stream(side)
         self.eager_updates += n
         return n
+
+    def _capture_or_fall_back(self) -> None:
+        """Capture; should this PyTorch or GPU refuse, say why in one line and run eagerly from
+        here on (``fallback`` keeps the reason, for the run's record and the benchmark)."""
+        try:
+            self._capture()
+        except RuntimeError as exc:
+            self.graphs, self.capture = [], False
+            self.fallback = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            print(f"The CUDA graph capture failed ({self.fallback}); the updates run eagerly on the GPU instead",
+                  file=sys.stderr)
 
     def _capture(self) -> None:
         """One graph per phase of the policy delay; capturing runs nothing, so the update count
@@ -182,7 +195,7 @@ class CudaGraph:
             for phase in range(self.period):
                 graph = torch.cuda.CUDAGraph()
                 agent.n_updates = phase
-                with torch.cuda.graph(graph):
+                with torch.cuda.graph(graph, stream=self._stream):
                     self._one_update()
                 self.graphs.append(graph)
         finally:
