@@ -21,7 +21,8 @@ import torch
 
 from ddpg.agents import make_agent
 from ddpg.cli import json_object, non_negative_int, positive_int
-from ddpg.loop import Callback, Episode, Run, train
+from ddpg.loop import GOOD_SCORE, Callback, Episode, Run, train
+from ddpg.tasks import reacher_task
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
 
@@ -34,6 +35,8 @@ def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_upda
     p.add_argument("--seed", type=non_negative_int, default=seed)
     p.add_argument("--episodes", type=positive_int, default=episodes)
     p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")
+    p.add_argument("--agents", type=positive_int, default=20,
+                   help="arms (default 20; 1 is the course's version 1, with its own settings: tasks.REACHER_ONE_ARM)")
     p.add_argument("--config", type=json_object, default=config,
                    help=f"JSON object of config overrides (default {json.dumps(config)})")
     p.add_argument("--good-updates", type=non_negative_int, default=good_updates,
@@ -43,9 +46,11 @@ def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_upda
 
 
 def checked_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> DDPGConfig:
-    """The run's config; a bad one is the parser's error (exit 2, no traceback)."""
+    """The run's config (the task's settings for its number of arms, then --config); a bad one is
+    the parser's error (exit 2, no traceback)."""
+    task = reacher_task(getattr(args, "agents", 20))
     try:
-        return parse_config(args.config)
+        return parse_config({**(task.config if task else {}), **args.config})
     except ValueError as exc:
         p.error(str(exc))
         raise  # unreachable: p.error exits
@@ -58,11 +63,15 @@ def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], d
     from reacher import ReacherEnvironment
 
     torch.set_num_threads(1)
-    env = ReacherEnvironment(num_agents=20, seed=args.seed, verbose=False)
+    agents = getattr(args, "agents", 20)
+    task = reacher_task(agents)
+    env = ReacherEnvironment(num_agents=agents, seed=args.seed, verbose=False)
     torch.manual_seed(args.seed)
     agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
     rows: list[dict[str, float]] = []
-    print(f"# seed {args.seed}  config overrides {json.dumps(args.config)}  good updates {args.good_updates}")
+    good_score = task.good_score if task else GOOD_SCORE  # as train.py: one arm has no pause
+    print(f"# seed {args.seed}  arms {agents}  config overrides {json.dumps(args.config)}  good score {good_score}  "
+          f"good updates {args.good_updates}")
     print(header)
 
     class Probe(Callback):
@@ -73,10 +82,12 @@ def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], d
 
     try:
         train(env, agent, episodes=args.episodes, max_t=args.max_t, stop_when_solved=False,
-              good_updates=args.good_updates, callbacks=[Probe()])
+              good_score=good_score, good_updates=args.good_updates, callbacks=[Probe()])
     finally:
         env.close()
     if args.json:
-        Path(args.json).write_text(json.dumps({"seed": args.seed, "config": args.config,
-                                               "good_updates": args.good_updates, "rows": rows}, indent=1))
+        Path(args.json).write_text(json.dumps({"seed": args.seed, "agents": agents, "config": args.config,
+                                               "good_score": good_score, "good_updates": args.good_updates,
+                                               "command": "python benchmarks/" + Path(sys.argv[0]).name + " "
+                                               + " ".join(sys.argv[1:]), "rows": rows}, indent=1))
     return rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,27 @@ def test_diagnose_saturation_reports_shares_per_episode(tmp_path, monkeypatch, c
     assert rows[1]["mean_abs_pre"] > 0 and "saturated" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         diagnose_saturation.main(["--config", '{"n_steps": 3}'])  # a misspelt key is refused
+
+
+def test_diagnose_forgetting_probes_the_one_arm_run_without_changing_it(tmp_path, capsys) -> None:
+    """The probe (a greedy 20-arm episode, the critic's values, the actor's drift) leaves the
+    training run as it is: its scores are those of the same run with a probe that does nothing."""
+    from benchmarks import diagnose_forgetting, probe_run
+
+    args = ["--episodes", "3", "--max-t", "200", "--config", '{"warmup": 256}']
+    out = tmp_path / "rows.json"
+    assert diagnose_forgetting.main([*args, "--json", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    rows = saved["rows"]
+    assert saved["agents"] == 1 and saved["good_score"] is None and [r["episode"] for r in rows] == [1, 2, 3]
+    assert all(0 <= r["greedy"] <= 40 and 0 <= r["saturated"] <= 1 and np.isfinite(r["q"]) for r in rows)
+    assert rows[2]["drift"] > 0  # it learned in episodes 2 and 3
+    p = probe_run.parser("", seed=4, episodes=3, config={}, good_updates=0)
+    p.set_defaults(agents=1)
+    plain = p.parse_args(args)
+    bare = probe_run.run(plain, probe_run.checked_config(p, plain), lambda agent: {}, lambda row: None, "")
+    assert [r["score"] for r in bare] == [r["score"] for r in rows]
+    assert "first 30" not in capsys.readouterr().out  # 200 decisions never score 30
 
 
 def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, monkeypatch, capsys) -> None:

@@ -961,3 +961,40 @@ def test_the_fast_back_end_kept_its_speed():
            f"{speed['median_1_thread']['old']:.0f} and {speed['median_1_thread']['new']:.0f} on one "
            f"({speed['new_over_old_1_thread']})", ("README.md", README))
     expect(f"{min(old_one):.0f}-{max(old_one):.0f}", ("README.md", README))
+
+
+def _forgetting_figures(seed: int) -> dict:
+    """What Report.md quotes of a diagnose_forgetting.py run, computed from its rows."""
+    data = json.loads((RESULTS / f"forgetting_one_arm_seed{seed}.json").read_text())
+    rows = data["rows"]
+    score = [r["score"] for r in rows]
+    greedy = [r["greedy"] for r in rows]
+    windows = [statistics.fmean(score[i - 100:i]) for i in range(100, len(score) + 1)]
+    solved = next(i for i, w in enumerate(windows, start=100) if w >= 30)
+    first = next(i for i, s in enumerate(score) if s >= 30)
+    low = min(range(first + 1, solved), key=lambda i: score[i])
+    first_greedy = next(i for i, g in enumerate(greedy) if g >= 30)
+    best, fall = greedy[first_greedy], 0.0
+    for g in greedy[first_greedy:]:
+        best = max(best, g)
+        fall = max(fall, best - g)
+    return {"data": data, "solved": solved, "first": first + 1, "first_score": score[first],
+            "greedy_at_first": greedy[first], "low": low + 1, "low_score": score[low], "greedy_at_low": greedy[low],
+            "first_greedy": first_greedy + 1, "fall": fall, "after": (min(greedy[first_greedy:]), max(greedy[first_greedy:])),
+            "q_at_solved": rows[solved - 1]["q"], "earned_at_solved": rows[solved - 1]["q_earned"]}
+
+
+@pytest.mark.parametrize("seed", [4, 1])
+def test_the_one_arm_forgetting_diagnosis(seed):
+    """Report.md's reading of the one arm's falls after its first 30: the figures of each probed seed."""
+    f = _forgetting_figures(seed)
+    assert f["data"]["agents"] == 1 and f["data"]["config"] == {}  # tasks.REACHER_ONE_ARM as it is
+    committed = {s["seed"]: s for name in ("bench_train_one_arm_gamma095_1.json", "bench_train_one_arm_gamma095_2_4_6_8.json")
+                 for s in json.loads((RESULTS / name).read_text())["seeds"]}[seed]
+    assert f["solved"] == committed["solved_at"] and f["first"] == committed["first_30"]  # the table's run
+    expect(f"seed {seed}: solved at {f['solved']}; first 30 at episode {f['first']} ({f['first_score']:.2f}) with "
+           f"a greedy score of {f['greedy_at_first']:.2f}; the lowest episode after it {f['low_score']:.2f} (episode "
+           f"{f['low']}, greedy {f['greedy_at_low']:.2f}); greedy first at 30 at episode {f['first_greedy']}, then "
+           f"{f['after'][0]:.2f}-{f['after'][1]:.2f}, never more than {f['fall']:.2f} below its best so far; "
+           f"Q(s, mu(s)) {f['q_at_solved']:.3f} at the solve against {f['earned_at_solved']:.3f} earned",
+           ("Report.md", REPORT))
