@@ -998,3 +998,12 @@ def test_the_one_arm_forgetting_diagnosis(seed):
            f"{f['after'][0]:.2f}-{f['after'][1]:.2f}, never more than {f['fall']:.2f} below its best so far; "
            f"Q(s, mu(s)) {f['q_at_solved']:.3f} at the solve against {f['earned_at_solved']:.3f} earned",
            ("Report.md", REPORT))
+
+
+def test_the_faster_targets_screen_on_one_arm():
+    screen = {r["seed"]: r["solved_at"] for r in _bench("bench_train_one_arm_tau1e-2_screen.json")["seeds"]}
+    today = {s["seed"]: s["solved_at"] for name in ("bench_train_one_arm_gamma095_0.json", "bench_train_one_arm_gamma095_1.json")
+             for s in _bench(name)["seeds"]}
+    assert _bench("bench_train_one_arm_tau1e-2_screen.json")["config"]["tau"] == 0.01
+    expect(f"(tau 1e-2) solved later on seeds 0 and 1 ({screen[0]} and {screen[1]} against {today[0]} and {today[1]};",
+           ("Report.md", REPORT))
