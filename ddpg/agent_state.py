@@ -24,11 +24,6 @@ from torch import nn
 NETWORKS = ("actor_local", "actor_target", "critic_local", "critic_target")
 
 
-def tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
-    """A state_dict of compact copies on the CPU (the fast back-end's tensors are views into one flat buffer)."""
-    return {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
-
-
 def on_cpu(value: Any) -> Any:
     """``value`` with every tensor in it copied to the CPU (an optimiser's state on a GPU)."""
     if isinstance(value, torch.Tensor):
@@ -38,6 +33,30 @@ def on_cpu(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(on_cpu(v) for v in value)
     return value
+
+
+def tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """A state_dict of compact copies on the CPU (the fast back-end's tensors are views into one flat buffer)."""
+    return on_cpu(dict(module.state_dict()))
+
+
+def adam_states_from_flat(optimizers: tuple[torch.optim.Optimizer, ...], exp_avg: torch.Tensor,
+                          exp_avg_sq: torch.Tensor, t: int) -> list[dict[torch.Tensor, dict[str, torch.Tensor]]]:
+    """Flat Adam moments over the optimisers' parameters in order ([actor | critic]) and one step
+    count, as each ``torch.optim.Adam``'s per-parameter state after those ``t`` steps (none
+    before the first): the fast back-end's layout in torch's."""
+    states, offset = [], 0
+    for opt in optimizers:
+        per_parameter = {}
+        for p in opt.param_groups[0]["params"]:
+            n = p.numel()
+            if t > 0:
+                per_parameter[p] = {"step": torch.tensor(float(t), dtype=torch.float32),
+                                    "exp_avg": exp_avg[offset:offset + n].view_as(p).clone(),
+                                    "exp_avg_sq": exp_avg_sq[offset:offset + n].view_as(p).clone()}
+            offset += n
+        states.append(per_parameter)
+    return states
 
 
 class TrainingState:
@@ -87,17 +106,12 @@ class TrainingState:
     def _unflatten_adam(self, flat: dict[str, Any]) -> dict[str, Any]:
         """The fast learner's one flat Adam state ([actor | critic] moments, one step count) as the
         two torch.optim.Adam states its steps equal."""
-        out, offset, t = {}, 0, int(flat["t"])
-        for key, opt in (("actor", self.actor_optimizer), ("critic", self.critic_optimizer)):
+        optimizers = (self.actor_optimizer, self.critic_optimizer)
+        out = {}
+        for key, opt, states in zip(("actor", "critic"), optimizers, adam_states_from_flat(
+                optimizers, flat["exp_avg"], flat["exp_avg_sq"], int(flat["t"])), strict=True):
             saved = opt.state_dict()
-            saved["state"] = {}
-            for i, p in enumerate(opt.param_groups[0]["params"]):
-                n = p.numel()
-                if t > 0:
-                    saved["state"][i] = {"step": torch.tensor(float(t)),
-                                         "exp_avg": flat["exp_avg"][offset:offset + n].view_as(p).clone(),
-                                         "exp_avg_sq": flat["exp_avg_sq"][offset:offset + n].view_as(p).clone()}
-                offset += n
+            saved["state"] = {i: states[p] for i, p in enumerate(opt.param_groups[0]["params"]) if p in states}
             out[key] = saved
         return out
 
@@ -127,8 +141,9 @@ class TrainingState:
             "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
                        "saved": with_buffer, "extra": self.buffer_extra_state()},
         }
-        if self.backend is not None and self.backend.extra_state() is not None:
-            state["backend"] = self.backend.extra_state()  # the CUDA graph's random generator
+        backend_state = self.backend.extra_state() if self.backend is not None else None
+        if backend_state is not None:
+            state["backend"] = backend_state  # the CUDA graph's random generator
         if with_buffer:
             # t_step ties the rows to this state: a process killed between writing the two
             # files leaves a pair that does not match, and the load then starts empty.
@@ -181,4 +196,4 @@ def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
             "last_states": saved["last_next"]}
 
 
-__all__ = ["NETWORKS", "TrainingState", "on_cpu", "tensor_state"]
+__all__ = ["NETWORKS", "TrainingState", "adam_states_from_flat", "on_cpu", "tensor_state"]

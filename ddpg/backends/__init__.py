@@ -35,8 +35,9 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
     if learner not in LEARNERS:
         raise ValueError(f"--learner: expected one of {', '.join(LEARNERS)}, got {learner!r}")
     cuda = agent.device.type == "cuda"
-    if cuda and capture_problem(agent):
-        raise ValueError(f"this agent's variants run on the CPU only: {capture_problem(agent)}; use --device cpu")
+    problem = capture_problem(agent) if cuda else None
+    if problem:
+        raise ValueError(f"this agent's variants run on the CPU only: {problem}; use --device cpu")
     if learner == "fast" and cuda:
         raise ValueError("--learner fast is the CPU's hand-written update; on CUDA use --learner graph (or auto)")
     if learner in ("auto", "fast") and not cuda:

@@ -42,6 +42,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddpg.agent_state import adam_states_from_flat
+from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
 
 # relu(bias + x @ w) in one call (ATen runs addmm, then relu in place: the same numbers).
@@ -278,7 +280,7 @@ class FastCPU:
         if agent.backend is not None:
             raise ValueError(f"the agent already has the {agent.backend.name} back-end")
         self.agent, cfg = agent, agent.config
-        self.config, self.state_size, self.action_size = cfg, agent.state_size, agent.action_size
+        self.config, self.action_size = cfg, agent.action_size
         nets = [agent.actor_local, agent.critic_local]
         targets = [agent.actor_target, agent.critic_target]
         shapes = [p.shape for m in nets for p in m.parameters()]
@@ -423,17 +425,12 @@ class FastCPU:
         """Hand the flat Adam's moments and step count to the agent's ``torch.optim.Adam``
         objects, per parameter, as their own steps would have left them (``TrainingState``
         saves those)."""
-        t = self.optimizer.t
-        offset = 0
-        for opt in (self.agent.actor_optimizer, self.agent.critic_optimizer):
+        flat = self.optimizer
+        optimizers = (self.agent.actor_optimizer, self.agent.critic_optimizer)
+        for opt, states in zip(optimizers, adam_states_from_flat(optimizers, flat.exp_avg, flat.exp_avg_sq, flat.t),
+                               strict=True):
             opt.state.clear()
-            for p in opt.param_groups[0]["params"]:
-                n = p.numel()
-                if t > 0:  # torch's Adam has no state before its first step
-                    opt.state[p] = {"step": torch.tensor(float(t), dtype=torch.float32),
-                                    "exp_avg": self.optimizer.exp_avg[offset:offset + n].view_as(p).clone(),
-                                    "exp_avg_sq": self.optimizer.exp_avg_sq[offset:offset + n].view_as(p).clone()}
-                offset += n
+            opt.state.update(states)
 
     def weights_loaded(self) -> None:
         pass  # the networks' parameters are views of the flat tensors: nothing to follow
@@ -642,7 +639,7 @@ def supports(agent: Agent) -> bool:
 
     plain = type(agent.actor_local) is Actor and type(agent.critic_local) is Critic
     n_critic = 10 if agent.config.critic_layer_norm else 6  # three layers, with layer norm two more
-    return (plain and not getattr(agent.config, "variants", lambda: [])()
+    return (plain and not variants_of(agent.config)
             and len(list(agent.actor_local.parameters())) == 6 and len(list(agent.critic_local.parameters())) == n_critic)
 
 
