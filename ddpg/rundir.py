@@ -68,8 +68,10 @@ RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PL
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
 # DDPGConfig fields that fix the networks' shapes...
 ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
-# ...and their kind (layer norm; ddpg/variants/: batch norm, twin critics, a NoisyNet actor); older runs lack some.
-NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0")
+# ...and their kind (layer norm; ddpg/variants/: batch norm, twin critics, a NoisyNet actor, an ensemble of
+# critics, CrossQ's); older runs lack some.
+NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0",
+                        "ensemble", "crossq")
 
 
 class SaveError(OSError):

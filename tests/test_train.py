@@ -346,7 +346,9 @@ def test_a_run_killed_before_its_first_save_starts_again_and_says_so(tmp_path, c
                                                   ({"critic_layer_norm": True}, "fast"),
                                                   ({"twin_critics": True, "target_noise": 0.2, "policy_delay": 2},
                                                    "readable"),
-                                                  ({"n_step": 3}, "fast")])
+                                                  ({"n_step": 3}, "fast"),
+                                                  ({"ensemble": 3}, "readable"),
+                                                  ({"crossq": True, "twin_critics": True}, "readable")])
 def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     out = tmp_path / "run"
     code = train_mod.main(["--episodes", "1", "--agents", "2", "--max-t", "60", "--out", str(out), "--no-progress",

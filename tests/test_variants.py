@@ -180,7 +180,8 @@ def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
                                      {"exploration": "gaussian"}, {"replay": "prioritized", "n_step": 2},
                                      {"twin_critics": True, "critic_layer_norm": True},
                                      {"twin_critics": True, "policy_delay": 2},
-                                     {"target_noise": 0.2, "n_step": 3}])
+                                     {"target_noise": 0.2, "n_step": 3}, {"ensemble": 3, "n_step": 3},
+                                     {"preset": "crossq"}, {"crossq": True, "replay": "prioritized"}])
 def test_every_variant_learns_a_few_updates(variant) -> None:
     agent = VariantAgent(33, 4, 0, config=parse_config({**SMALL, **variant}))
     before = [p.detach().clone() for p in agent.critic_local.parameters()]

@@ -14,10 +14,15 @@ config                      piece                                  what changes 
 ``twin_critics: true``      ``twin.TwinCritic``                     min of two target Qs; both learn
 ``target_noise: 0.2``       (here)                                 noise on the target action
 ``policy_delay: 2``         (here)                                 actor and targets every 2nd update
+``ensemble: 10``            ``ensemble.CriticEnsemble``             min of a random pair of target
+                                                                   Qs; all learn; actor on the mean
+``crossq: true``            ``crossq.RenormCritic``                 no targets: Q(s', mu(s')) in the
+                                                                   same pass as Q(s, a)
 ==========================  =====================================  ===========================
 
-``{"preset": "td3"}`` switches on the last three (``config.PRESETS``): TD3 is this agent's DDPG
-with them on.
+``{"preset": "td3"}`` switches on ``twin_critics``, ``target_noise`` and ``policy_delay``
+(``config.PRESETS``): TD3 is this agent's DDPG with them on. ``{"preset": "redq"}`` and
+``{"preset": "crossq"}`` are the other two presets.
 
 It is the readable learner (autograd): with no variant set, its update is ``Agent.learn``'s.
 n-step returns (``n_step``) are plain DDPG's own setting (``ddpg_agent.NStepReturns``), so they
@@ -34,6 +39,8 @@ from torch import nn
 
 from ddpg.variants.batch_norm import BatchNormActor, BatchNormCritic
 from ddpg.variants.config import VariantConfig
+from ddpg.variants.crossq import RenormCritic
+from ddpg.variants.ensemble import CriticEnsemble
 from ddpg.variants.gaussian import GaussianNoise
 from ddpg.variants.noisy import NoisyActor
 from ddpg.variants.prioritized import PrioritizedReplayBuffer
@@ -57,7 +64,7 @@ class VariantAgent(Agent):
             raise ValueError("batch_norm is not combined here with exploration 'noisy' or with critic_layer_norm "
                              "(on by default: set it false; parse_config does for {\"batch_norm\": true})")
 
-        if cfg.batch_norm or cfg.exploration == "noisy" or cfg.twin_critics:  # build again
+        if cfg.batch_norm or cfg.exploration == "noisy" or cfg.twin_critics or cfg.ensemble > 1 or cfg.crossq:
             def actor() -> Actor:
                 if cfg.batch_norm:
                     return BatchNormActor(state_size, action_size, seed, cfg.actor_fc1, cfg.actor_fc2)
@@ -68,9 +75,14 @@ class VariantAgent(Agent):
             def one_critic(seed: int) -> Critic:
                 if cfg.batch_norm:
                     return BatchNormCritic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2)
+                if cfg.crossq:
+                    return RenormCritic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2,
+                                        cfg.renorm_warmup)
                 return Critic(state_size, action_size, seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
 
             def critic() -> nn.Module:
+                if cfg.ensemble > 1:
+                    return CriticEnsemble(one_critic, seed, cfg.ensemble)
                 return TwinCritic(one_critic, seed) if cfg.twin_critics else one_critic(seed)
 
             self.actor_local, self.actor_target = actor().to(self.device), actor().to(self.device)
@@ -134,20 +146,44 @@ class VariantAgent(Agent):
             self.actor_local.resample()
 
         cfg = self.config
-        y = self.td_target(rewards, next_states, discounts)
-        q = self.critic_local.both(states, actions) if cfg.twin_critics else (self.critic_local(states, actions),)
+        if cfg.crossq:  # CrossQ: Q(s, a) and the target's Q(s', mu(s')) from one pass, normalised together
+            next_actions = self.actor_local(next_states).detach()
+            both = self.critic_values(torch.cat((states, next_states)), torch.cat((actions, next_actions)))
+            q = tuple(v[:len(states)] for v in both)
+            y = rewards + discounts * self.smallest(tuple(v[len(states):] for v in both)).detach()
+        else:
+            y = self.td_target(rewards, next_states, discounts)
+            q = self.critic_values(states, actions)
         td_errors = [qi - y for qi in q]  # the first critic's are the priorities' (prioritized replay)
         weights = prioritized[0] if prioritized else 1.0  # importance weights (prioritized replay)
         critic_loss = sum((weights * errors.pow(2)).mean() for errors in td_errors)
+        if cfg.crossq:  # the actor climbs Q with the running statistics, leaving them as they are
+            self.critic_local.eval()
         actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
+        if cfg.crossq:
+            self.critic_local.train()
         self.optimise(actor_loss, critic_loss)
         if prioritized:
             self.memory.update_priorities(prioritized[1], td_errors[0])
 
+    def critic_values(self, states: torch.Tensor, actions: torch.Tensor,
+                      critic: nn.Module | None = None) -> tuple[torch.Tensor, ...]:
+        """Each critic's Q(s, a) (one, two for TD3, N for an ensemble) of the local critic, or of ``critic``."""
+        critic = self.critic_local if critic is None else critic
+        if self.config.twin_critics:
+            return critic.both(states, actions)
+        if self.config.ensemble > 1:
+            return tuple(critic.all(states, actions).unbind(0))
+        return (critic(states, actions),)
+
+    def smallest(self, values: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        """The value a target takes from several critics': the smaller of two (TD3), one critic's own."""
+        return torch.min(*values) if len(values) == 2 else values[0]
+
     def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
         """``Agent.td_target`` with TD3's changes when the config asks for them."""
         cfg = self.config
-        if cfg.target_noise == 0 and not cfg.twin_critics:
+        if cfg.target_noise == 0 and not cfg.twin_critics and cfg.ensemble == 1:
             return super().td_target(rewards, next_states, discounts)
         with torch.no_grad():
             next_actions = self.actor_target(next_states)
@@ -155,10 +191,10 @@ class VariantAgent(Agent):
                 noise = (torch.randn_like(next_actions) * cfg.target_noise).clamp(-cfg.target_noise_clip,
                                                                                   cfg.target_noise_clip)
                 next_actions = (next_actions + noise).clamp(-1.0, 1.0)
-            if cfg.twin_critics:  # TD3: the smaller of the two target critics' values
-                q_next = torch.min(*self.critic_target.both(next_states, next_actions))
-            else:
-                q_next = self.critic_target(next_states, next_actions)
+            if cfg.ensemble > 1:  # REDQ: the smallest of a random subset of the target critics' values
+                q_next = self.critic_target.subset_min(next_states, next_actions, cfg.ensemble_subset)
+            else:  # TD3: the smaller of the two target critics' values
+                q_next = self.smallest(self.critic_values(next_states, next_actions, self.critic_target))
             return rewards + discounts * q_next
 
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:

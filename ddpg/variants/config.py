@@ -15,14 +15,19 @@ from ddpg.cli import is_number
 from ddpg_agent import DDPGConfig
 
 # What turns a variant on.
-VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "twin_critics", "target_noise", "policy_delay")
+VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "twin_critics", "target_noise", "policy_delay",
+                    "ensemble", "crossq")
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
-PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2}}
+# REDQ (Chen et al. 2021): ten critics, targets from the smaller of a random two; CrossQ (Bhatt
+# et al. 2024): batch-renormalised twin critics without target networks, the actor every third update.
+PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2},
+           "redq": {"ensemble": 10, "ensemble_subset": 2},
+           "crossq": {"crossq": True, "twin_critics": True, "policy_delay": 3}}
 PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
 # A variant's own settings, and the switch each needs (without it, a setting does nothing).
-NEEDS = {"noisy_sigma0": ("exploration", "noisy"), **{k: ("replay", "prioritized") for k in
-                                                      ("per_alpha", "per_beta", "per_beta_updates", "per_eps")}}
+NEEDS = {"noisy_sigma0": ("exploration", "noisy"), "renorm_warmup": ("crossq", True),
+         **{k: ("replay", "prioritized") for k in ("per_alpha", "per_beta", "per_beta_updates", "per_eps")}}
 
 
 @dataclass
@@ -41,10 +46,15 @@ class VariantConfig(DDPGConfig):
     target_noise: float = 0.0  # TD3: std of the Gaussian noise on the target actor's action (0: none)...
     target_noise_clip: float = 0.5  # ...clipped to +- this
     policy_delay: int = 1  # TD3: the actor and the targets learn every this many critic updates
+    ensemble: int = 1  # REDQ: this many critics (1: one critic), the actor climbing their mean...
+    ensemble_subset: int = 2  # ...and the TD target the smallest target value of this many, drawn per update
+    crossq: bool = False  # CrossQ: batch-renormalised critic, no target networks (ddpg/variants/crossq.py)
+    renorm_warmup: int = 1000  # CrossQ: plain batch norm for this many updates, then renormalised
 
     UNKNOWN_HINT = ""
-    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "policy_delay")
-    NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps", "target_noise", "target_noise_clip")
+    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "policy_delay", "ensemble", "ensemble_subset")
+    NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps", "target_noise", "target_noise_clip",
+                    "renorm_warmup")
     FRACTIONS = (*DDPGConfig.FRACTIONS, "per_beta")
 
     def problems(self) -> list[str]:
@@ -54,6 +64,16 @@ class VariantConfig(DDPGConfig):
                 problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
         if is_number(self.per_eps) and self.per_eps <= 0:
             problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
+        if is_number(self.ensemble_subset) and is_number(self.ensemble) and self.ensemble > 1 \
+                and self.ensemble_subset > self.ensemble:
+            problems.append(f"ensemble_subset must be at most ensemble ({self.ensemble}), got {self.ensemble_subset!r}")
+        if self.ensemble_subset != VariantConfig.ensemble_subset and self.ensemble == 1:
+            problems.append("ensemble_subset is set but does nothing without ensemble > 1 (got ensemble 1)")
+        if self.ensemble != 1 and (self.twin_critics or self.crossq or self.batch_norm):
+            problems.append("ensemble is not combined here with twin_critics, crossq or batch_norm")
+        if self.crossq and (self.batch_norm or self.critic_layer_norm):
+            problems.append("crossq has its own normalisation: not combined with batch_norm or critic_layer_norm "
+                            "(on by default: set it false; parse_config does for {\"crossq\": true})")
         for name, (switch, value) in NEEDS.items():
             if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "
@@ -73,14 +93,14 @@ class VariantConfig(DDPGConfig):
 
 def parse_config(values: dict[str, Any]) -> DDPGConfig:
     """A ``DDPGConfig`` from a dict of settings, or a ``VariantConfig`` when the dict switches a
-    variant on (``batch_norm`` turns the critic's layer norm off unless the dict sets it).
+    variant on (``batch_norm`` and ``crossq`` turn the critic's layer norm off unless the dict sets it).
     Unknown keys and bad values are a ValueError naming them and the valid keys. Variant keys
     left at plain DDPG's values (older run records hold them all) are dropped."""
     preset = values.get("preset")
     if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
         raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
     values = {**PRESETS.get(preset, {}), **{k: v for k, v in values.items() if k != "preset"}}
-    if values.get("batch_norm") is True:  # batch norm replaces the critic's layer norm (the paper's critic)
+    if values.get("batch_norm") is True or values.get("crossq") is True:  # their own norm replaces layer norm
         values = {"critic_layer_norm": False, **values}
     config = VariantConfig.from_dict(values)
     return config if config.variants() else config.plain()
