@@ -12,7 +12,8 @@ In one command it prints and records:
 
 1. the cost of one update of the default networks: eagerly on the GPU (autograd, what the
    course's code does with ``device = "cuda"``), captured as a CUDA graph (``--learner graph``)
-   and on this machine's CPU (the hand-written back-end, two threads);
+   and on this machine's CPU (the hand-written back-end, two threads); and of an ensemble of 5
+   and of 10 critics (``{"ensemble": N}``), captured on the GPU and eagerly on the CPU;
 2. the cost of acting for 20 arms: on the CPU (the fast back-end's written-out forward pass and
    the graph back-end's CPU copy of the actor), and eagerly on the GPU;
 3. the 20-arm default trained to solved on each seed (default 0-2) with ``--device cuda`` and
@@ -63,12 +64,14 @@ from ddpg.agents import make_agent  # noqa: E402
 from ddpg.device import describe  # noqa: E402
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES  # noqa: E402
 from ddpg.rundir import git_commit, write_json  # noqa: E402
+from ddpg.variants import parse_config  # noqa: E402
 from ddpg_agent import DDPGConfig  # noqa: E402
 
 # The GPU issue's aims, checked on the last lines.
 AIM_SOLVED_BY = 102
 AIM_MEDIAN_S = 30.0
 AIM_SPEED_UP = 2.0
+ENSEMBLES = (5, 10)  # critics in the ensembles whose update is timed (the 20-arm screen's 5, REDQ's 10)
 
 
 def acting_us(learner: str, device: str, calls: int = 2000, blocks: int = 5) -> float:
@@ -148,6 +151,15 @@ def main(argv: list[str] | None = None) -> int:
                                        f"failed: {backend.fallback}" if backend.fallback else "not captured")
             print(f"graph capture: {report['graph_capture']}", flush=True)
         print(f"one update, {learner} on {device}: {costs[key]:.3f} ms ({rate:,.0f} updates/s)", flush=True)
+    # An ensemble of critics (ddpg/variants/ensemble.py) runs its members as one batched pass: on a
+    # GPU its update may cost about what one critic's does, which decides whether it pays there.
+    for n in ENSEMBLES:
+        ensemble = parse_config({"ensemble": n})
+        for key, learner, device, count in ((f"update_ensemble{n}_graph_cuda_ms", "graph", "cuda", 1000),
+                                            (f"update_ensemble{n}_readable_cpu_ms", "readable", "cpu", 100)):
+            rate, _ = learner_updates_per_s(ensemble, learner, 1, n_updates=count, blocks=3, device=device)
+            costs[key] = round(1000 / rate, 3)
+            print(f"one update, {n} critics, {learner} on {device}: {costs[key]:.3f} ms", flush=True)
     for key, learner, device in (("act_fast_cpu_us", "fast", "cpu"), ("act_graph_cpu_copy_us", "graph", "cuda"),
                                  ("act_eager_cuda_us", "readable", "cuda")):
         costs[key] = round(acting_us(learner, device), 1)
