@@ -1007,3 +1007,66 @@ def test_the_faster_targets_screen_on_one_arm():
     assert _bench("bench_train_one_arm_tau1e-2_screen.json")["config"]["tau"] == 0.01
     expect(f"(tau 1e-2) solved later on seeds 0 and 1 ({screen[0]} and {screen[1]} against {today[0]} and {today[1]};",
            ("Report.md", REPORT))
+
+
+ENSEMBLE = ["bench_train_candidate_ensemble5_0-2.json", "bench_train_candidate_ensemble5_3-9.json"]
+
+
+def _row(seeds: list[dict], key: str, form: str = "{:,}") -> str:
+    return ", ".join(form.format(s[key]) for s in seeds)
+
+
+def test_the_critic_ensemble_figures():
+    """The ensemble's 20-arm table and its reading, from its runs and the default's in the same sitting."""
+    import statistics
+
+    from ddpg.variants import parse_config
+    from ddpg_agent import DDPGConfig
+
+    ensemble, default = _seeds(ENSEMBLE), _bench("bench_train_default_beside_ensemble.json")["seeds"]
+    assert all(parse_config(_bench(name)["config"]).variants() == {"ensemble": 5} for name in ENSEMBLE)
+    assert parse_config(_bench("bench_train_default_beside_ensemble.json")["config"]) == DDPGConfig()
+    assert [s["seed"] for s in ensemble] == [s["seed"] for s in default] == list(range(10))
+    report = ("Report.md", REPORT)
+    for column in (default, ensemble):
+        expect(f"| {_row(column, 'solved_at', '{}')} |", report)
+        expect(f"{_row(column, 'updates')}: median {statistics.median(s['updates'] for s in column):,.0f}", report)
+        expect(f"{_row(column, 'first_30', '{}')}: median {statistics.median(s['first_30'] for s in column):g}", report)
+        expect(f"{_row(column, 'wall_s', '{:.1f}')} s: median {statistics.median(s['wall_s'] for s in column):.1f} s", report)
+    fewer = [e["seed"] for e, d in zip(ensemble, default, strict=True) if e["updates"] < d["updates"]]
+    expect(f"fewer updates on {len(fewer)} of the 10 seeds", report)
+    ratio = statistics.median(s["wall_s"] for s in ensemble) / statistics.median(s["wall_s"] for s in default)
+    expect(f"is {ratio:.1f} times the default's", report)
+
+
+def test_the_one_arm_ensemble_and_crossq_figures():
+    report = ("Report.md", REPORT)
+    for name in ("bench_train_one_arm_gamma095_0.json", "bench_train_one_arm_ensemble5_0.json",
+                 "bench_train_one_arm_ensemble5_u20_0.json"):
+        means = _bench(name)["seeds"][0]["episode_means"]
+        expect(f"averaged {sum(means[:100]) / 100:.2f} over its first 100 episodes (best {max(means[:100]):.2f}", report)
+    import csv
+
+    rows = list(csv.DictReader((RESULTS / "crossq_twin_20_arms_seed0_metrics.csv").open()))
+    scores = [float(r["score_mean"]) for r in rows]
+    expect(f"between {min(scores):.2f} and {max(scores):.2f}", report)
+    assert max(abs(float(r["mean_q"])) for r in rows) < 0.013
+    for method, first in (("plain", 12), ("crossq", 37)):
+        rows = list(csv.DictReader((RESULTS / f"crossq_pendulum_{method}_seed0_metrics.csv").open()))
+        assert min(int(r["episode"]) for r in rows if float(r["score_mean"]) > -200) == first
+    expect("first above -200 at episode 37 against 12", report)
+
+
+def test_the_ten_critics_and_update_cost_figures():
+    redq = _seeds(["bench_train_candidate_redq_0.json", "bench_train_candidate_redq_1.json"])
+    report = ("Report.md", REPORT)
+    expect(f"solved at {redq[0]['solved_at']} and {redq[1]['solved_at']} with {redq[0]['updates']:,} and "
+           f"{redq[1]['updates']:,} updates", report)
+    costs = (RESULTS / "update_costs_ensemble.txt").read_text()
+    blocks = {head.strip(): re.findall(r"^learner(?: 1 thread)?: (\d+) updates/s", body, re.M)
+              for head, body in (part.split("\n", 1) for part in costs.split("## ")[1:])}
+    fast, readable = blocks["--learner fast"][1], blocks["--learner readable"][0]  # the fast one on one thread
+    ensemble, ten = blocks['--config {"ensemble": 5}'][0], blocks['--config {"preset": "redq"}'][0]
+    expect(f"{ensemble} ensemble updates a second on the readable learner against {fast} of the default's on the fast "
+           f"learner and {readable} on the readable one", report)
+    expect(f"ten critics {ten} a second", report)
