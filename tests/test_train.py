@@ -387,9 +387,11 @@ def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
     np.testing.assert_allclose(plain, rundir.read_scores(out), atol=1e-4)
 
 
-@pytest.mark.parametrize("variant", [{"replay": "prioritized", "n_step": 2}, {"n_step": 3}])
+@pytest.mark.parametrize("variant", [{"replay": "prioritized", "n_step": 2}, {"n_step": 3}, {"ensemble": 3},
+                                     {"crossq": True}])
 def test_resume_of_a_variant_run_is_exact(tmp_path, variant) -> None:
-    """Prioritized replay's priorities and pending n-step returns are saved with the state."""
+    """Prioritized replay's priorities and pending n-step returns are saved with the state; so are
+    torch's generator (the ensemble's draws) and batch renormalisation's statistics and count."""
     straight, split = tmp_path / "A", tmp_path / "B"
     config = json.dumps({**FAST, "warmup": 32, **variant})
     common = ["--seed", "2", "--no-stop", "--save-buffer", "--agents", "2", "--max-t", "60", "--no-progress",

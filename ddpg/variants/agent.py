@@ -139,8 +139,9 @@ class VariantAgent(Agent):
         return super().exploration_scale()
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
-        """``Agent.learn`` with importance weights (prioritized replay), fresh NoisyNet noise
-        and batch norm's modes: the local networks learn in training mode."""
+        """``Agent.learn`` with importance weights (prioritized replay), fresh NoisyNet noise,
+        batch norm's modes (the local networks learn in training mode), every critic of a twin
+        pair or an ensemble learning from one target, and CrossQ's target from the learning critic."""
         states, actions, rewards, next_states, discounts, *prioritized = experiences
         if self.noisy:
             self.actor_local.resample()
