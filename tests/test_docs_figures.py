@@ -1042,7 +1042,7 @@ def test_the_critic_ensemble_figures():
 def test_the_one_arm_ensemble_and_crossq_figures():
     report = ("Report.md", REPORT)
     for name in ("bench_train_one_arm_gamma095_0.json", "bench_train_one_arm_ensemble5_0.json",
-                 "bench_train_one_arm_ensemble5_u20_0.json"):
+                 "bench_train_one_arm_ensemble5_u20_0.json", "bench_train_one_arm_ensemble5_subset1_0.json"):
         means = _bench(name)["seeds"][0]["episode_means"]
         expect(f"averaged {sum(means[:100]) / 100:.2f} over its first 100 episodes (best {max(means[:100]):.2f}", report)
     import csv
