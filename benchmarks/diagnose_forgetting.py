@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     if reached.size:
         first = int(reached[0])
         after = rows[first + 1:]
-        low = min(after, key=lambda r: r["score"]) if after else None
-        if low is not None:
+        if after:
+            low = min(after, key=lambda r: r["score"])
             print(f"first 30 at episode {first + 1}; the lowest training episode after it: {low['score']:.2f} at "
                   f"episode {low['episode']} (greedy {low['greedy']:.2f}); greedy after it: "
                   f"{min(r['greedy'] for r in after):.2f} to {max(r['greedy'] for r in after):.2f}")

@@ -48,7 +48,7 @@ def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_upda
 def checked_config(p: argparse.ArgumentParser, args: argparse.Namespace) -> DDPGConfig:
     """The run's config (the task's settings for its number of arms, then --config); a bad one is
     the parser's error (exit 2, no traceback)."""
-    task = reacher_task(getattr(args, "agents", 20))
+    task = reacher_task(args.agents)
     try:
         return parse_config({**(task.config if task else {}), **args.config})
     except ValueError as exc:
@@ -63,8 +63,7 @@ def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], d
     from reacher import ReacherEnvironment
 
     torch.set_num_threads(1)
-    agents = getattr(args, "agents", 20)
-    task = reacher_task(agents)
+    agents, task = args.agents, reacher_task(args.agents)
     env = ReacherEnvironment(num_agents=agents, seed=args.seed, verbose=False)
     torch.manual_seed(args.seed)
     agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
