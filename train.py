@@ -73,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--learner", choices=LEARNERS, default="auto",
                    help="how updates run (ddpg/backends): 'auto' (default) the fastest for the device and network; "
                         "'fast' the hand-written two-thread CPU update; 'graph' the update captured as a CUDA graph; "
-                        "'readable' the plain-autograd update of ddpg_agent.py (same update, slower)")
+                        "'graph-overlap' the same, the environment stepping while the GPU learns (acting one "
+                        "learning step behind: a different run); 'readable' the plain-autograd update of "
+                        "ddpg_agent.py (same update, slower)")
     p.add_argument("--threads", type=int, choices=(1, 2), default=2,
                    help="fast learner: split each update over 2 threads (default) or run it on 1, "
                         "faster when another job keeps the second core busy (same numbers)")

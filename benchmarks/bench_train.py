@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         variants = [("learner", 2)] + ([("learner_1_thread", 1)] if args.learner == "fast" else [])
         for key, threads in variants:
             rate, rates = learner_updates_per_s(config, args.learner, threads, device=device)
-            where = {"fast": f"on {threads} thread(s)", "graph": f"on {device}"}.get(args.learner,
+            where = {"fast": f"on {threads} thread(s)", "graph": f"on {device}", "graph-overlap": f"on {device}"}.get(args.learner,
                                                                                    f"autograd on {device}")
             print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {config.batch_size}, "
                   f"actor {config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"

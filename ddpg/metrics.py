@@ -43,7 +43,7 @@ def probe(agent: Agent, generator: torch.Generator, batch: int = PROBE_BATCH) ->
     memory = agent.memory
     if len(memory) == 0:
         return {}
-    rows = memory.data[torch.randint(len(memory), (batch,), generator=generator)]
+    rows = memory.data[torch.randint(len(memory), (batch,), generator=generator)].to(agent.device)  # host rows
     states, actions, rewards, next_states, discounts = memory.split(rows)
     nets = (agent.actor_local, agent.critic_local, agent.actor_target, agent.critic_target)
     training = [net.training for net in nets]

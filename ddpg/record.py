@@ -25,7 +25,7 @@ class RunRecord:
 
     config: dict[str, Any]  # the agent's settings (DDPGConfig, or VariantConfig with variants)
     seed: int | None = None
-    learner: str = "readable"  # how updates ran (ddpg.backends): "fast", "graph" or "readable" (ddpg_agent, autograd)
+    learner: str = "readable"  # how updates ran (ddpg.backends): "fast", "graph", "graph-overlap" or "readable" (autograd)
     variants: list[str] = field(default_factory=list)
     threads: int = 2  # (records from before it was recorded ran the fast learner on two)
     device: dict[str, Any] | None = None  # ddpg.device.describe: "type", and a GPU's name and versions (None: the CPU)

@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from ddpg.backends import GPU_LEARNERS
 from ddpg.device import resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
 from ddpg.record import RunRecord
@@ -40,7 +41,7 @@ class RunConfig:
     env_id: str  # "reacher" (the built-in Reacher) or a Gymnasium id
     n_agents: int  # arms, or copies of a Gymnasium task
     seed: int
-    learner: str  # ddpg.backends.LEARNERS: "auto", "fast", "graph" or "readable"
+    learner: str  # ddpg.backends.LEARNERS: "auto", "fast", "graph", "graph-overlap" or "readable"
     threads: int
     device: str  # "cpu", "cuda" or "cuda:N", resolved (ddpg.device)
     agent: DDPGConfig  # the agent's settings (a VariantConfig with variants)
@@ -143,7 +144,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
     else:
         device = str(resolve_device(recorded))
     learner = args.learner if "--learner" in given else record.learner
-    if "--learner" not in given and (learner, device.split(":")[0]) in (("fast", "cuda"), ("graph", "cpu")):
+    on_cuda = device.split(":")[0] == "cuda"
+    if "--learner" not in given and ((learner == "fast" and on_cuda) or (learner in GPU_LEARNERS and not on_cuda)):
         learner = "auto"  # the device's own fast learner
     threads = args.threads if "--threads" in given else record.threads
     return _config(args, env_id, record.n_agents, record.seed, learner, threads, device,

@@ -74,9 +74,10 @@ def evaluate_grid(agent: Any, grid: Grid) -> tuple[np.ndarray, np.ndarray]:
     gx, gy = np.meshgrid(xs, ys)
     states = grid.to_agent(np.column_stack([gx.ravel(), gy.ravel()]))
     with torch.no_grad():
-        s = torch.as_tensor(states, dtype=torch.float32)
+        s = torch.as_tensor(states, dtype=torch.float32, device=next(agent.actor_local.parameters()).device)
         mu = agent.actor_local(s)
-        q = agent.critic_local(s, mu)
+        q = agent.critic_local(s, mu).cpu()
+        mu = mu.cpu()
     shape = (grid.points, grid.points)
     return q.numpy().reshape(shape), mu[:, 0].numpy().reshape(shape)
 

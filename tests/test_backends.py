@@ -82,9 +82,10 @@ def test_auto_takes_the_fastest_learner_that_serves_the_agent() -> None:
 @pytest.mark.parametrize(("device", "learner", "config", "message"), [
     ("cuda", "fast", {}, "--learner fast is the CPU's hand-written update"),
     ("cpu", "graph", {}, "--learner graph captures the update as a CUDA graph: it needs --device cuda"),
+    ("cpu", "graph-overlap", {}, "--learner graph-overlap captures the update as a CUDA graph: it needs --device cuda"),
     ("cuda", "auto", {"replay": "prioritized"}, "prioritized replay keeps its sum tree on the host"),
     ("cuda", "readable", {"exploration": "noisy"}, "NoisyNet draws its weight noise from a CPU generator"),
-    ("cpu", "turbo", {}, "--learner: expected one of auto, fast, graph, readable, got 'turbo'"),
+    ("cpu", "turbo", {}, "--learner: expected one of auto, fast, graph, graph-overlap, readable, got 'turbo'"),
 ])
 def test_a_learner_that_cannot_serve_the_agent_is_refused(device, learner, config, message) -> None:
     cfg = parse_config({**config, "buffer_size": 10})
@@ -147,9 +148,9 @@ def test_draws_come_uniformly_from_the_filled_rows() -> None:
 
 
 # ------------------------------------------------------------------ the CUDA graph back-end, eagerly
-def _graph_agent(capture: bool = False, device: str = "cpu", **config: object) -> Agent:
+def _graph_agent(capture: bool = False, device: str = "cpu", overlap: bool = False, **config: object) -> Agent:
     agent = Agent(33, 4, 0, device=device, **{**SMALL, **config})  # type: ignore[arg-type]
-    CudaGraph(agent, capture=capture)
+    CudaGraph(agent, capture=capture, overlap=overlap)
     return fill(agent)
 
 
@@ -186,6 +187,31 @@ def test_the_graph_back_end_keeps_the_policy_delay_of_td3() -> None:
     assert any(not torch.equal(a, b) for a, b in zip(actor, moved, strict=True))
     agent.learn_many(1)  # update 1: the critic only
     assert all(torch.equal(a, b) for a, b in zip(moved, agent.actor_local.parameters(), strict=True))
+
+
+def test_overlapped_replays_leave_the_arms_acting_one_learning_step_behind() -> None:
+    """With ``overlap`` the acting copy keeps the actor of the learning step before, and takes the
+    new one at the start of the next learning step (a pause's, with no updates, too); the updates
+    themselves are the synchronous back-end's, draw for draw."""
+    states = np.random.default_rng(1).standard_normal((5, 33)).astype(np.float32)
+    torch.manual_seed(0)
+    overlap = _graph_agent(overlap=True)
+    torch.manual_seed(0)
+    sync = _graph_agent()
+    assert overlap.learner == "graph-overlap" and sync.learner == "graph"
+    start = overlap.policy(states).copy()
+    torch.manual_seed(5)
+    overlap.learn_many(4)
+    torch.manual_seed(5)
+    sync.learn_many(4)
+    for a, b in zip(overlap.critic_local.parameters(), sync.critic_local.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert np.array_equal(overlap.policy(states), start) and not np.array_equal(sync.policy(states), start)
+    overlap.learn_many(0)  # the schedule's pause: no updates, but the last step's actor now acts
+    assert np.array_equal(overlap.policy(states), sync.policy(states))
+    one_behind = overlap.policy(states).copy()
+    overlap.learn_many(2)
+    assert np.array_equal(overlap.policy(states), one_behind) and overlap.backend.stale
 
 
 def test_a_training_state_crosses_between_the_graph_and_the_fast_back_ends(tmp_path) -> None:
@@ -298,6 +324,26 @@ def test_one_replayed_update_equals_the_eager_update_to_float32_rounding() -> No
 
 
 @cuda
+@pytest.mark.parametrize("learner", ["graph", "graph-overlap"])
+def test_train_py_learns_on_the_gpu_and_the_run_resumes_on_the_cpu(tmp_path, learner) -> None:
+    """train.py end to end on CUDA (the metrics' probe and the saves read the GPU's networks),
+    then the same run continued on the CPU."""
+    run = tmp_path / "run"
+    common = ["--agents", "2", "--max-t", "200", "--no-progress", "--quiet", "--config", '{"warmup": 64}']
+    done = subprocess.run([sys.executable, "train.py", "--device", "cuda", "--learner", learner, "--episodes", "2",
+                           "--out", str(run), *common], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = rundir.read_record(run)
+    assert record.learner == learner and record.device["type"] == "cuda"
+    assert [row["critic_loss"] is not None for row in rundir.read_metrics(run)] == [True, True]  # probed
+    done = subprocess.run([sys.executable, "train.py", "--resume", str(run), "--episodes", "3", "--device", "cpu",
+                           "--no-progress", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = rundir.read_record(run)
+    assert record.learner == "fast" and record.device["type"] == "cpu" and record.episodes_run == 3
+
+
+@cuda
 def test_the_same_seed_on_the_same_gpu_gives_the_same_updates() -> None:
     one, two = _graph_agent(capture=True, device="cuda"), _graph_agent(capture=True, device="cuda")
     for agent in (one, two):
@@ -307,11 +353,13 @@ def test_the_same_seed_on_the_same_gpu_gives_the_same_updates() -> None:
         assert torch.equal(a, b)
 
 
-def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path) -> None:
+@pytest.mark.parametrize("overlap", [False, True], ids=["graph", "graph-overlap"])
+def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path, overlap) -> None:
     """The whole path train.py takes (episodes, the schedule, the per-episode snapshot, saving,
     resuming) with the graph back-end's GPU buffer copy, run eagerly: a run stopped after two
     episodes and resumed ends with the weights of the run that was not stopped (the fake
-    environment's rewards are constant: the weights, not the scores, tell)."""
+    environment's rewards are constant: the weights, not the scores, tell). With ``overlap`` the
+    saved state holds the acting copy a learning step behind, which the next steps act with."""
     from ddpg import callbacks
     from ddpg.loop import train
     from tests._agent_helpers import FakeEnv
@@ -329,7 +377,7 @@ def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path) -> N
 
     def agent() -> Agent:
         a = Agent(33, 4, 0, **config)  # type: ignore[arg-type]
-        CudaGraph(a, capture=False)
+        CudaGraph(a, capture=False, overlap=overlap)
         return a
 
     whole = agent()
@@ -342,6 +390,7 @@ def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path) -> N
     resumed = agent()
     saved = rundir.load_training_state(tmp_path / "cut", resumed)
     assert saved["exact"] and resumed.memory.pending == resumed.memory.size > 0
+    assert resumed.backend.stale == overlap  # the copy a learning step behind came back with the state
     env = Env(num_agents=2, episode_len=40)
     env.random_state = saved["environment"]
     train(env, resumed, episodes=4, max_t=40, resume=saved["loop"])

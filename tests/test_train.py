@@ -423,3 +423,19 @@ def test_run_json_records_the_device_and_a_resume_may_change_the_learner(tmp_pat
     with pytest.raises(SystemExit) as exc:
         train_mod.main(["--resume", str(run), "--episodes", "4", "--learner", "graph", "--quiet", "--no-progress"])
     assert exc.value.code == 2 and "it needs --device cuda" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="resumes a GPU run where there is no GPU")
+@pytest.mark.parametrize("learner", ["graph", "graph-overlap"])
+def test_a_gpu_run_resumes_on_the_cpu_with_the_cpu_learner(tmp_path, capsys, learner) -> None:
+    """A run a GPU trained (its record says so) resumes here on the CPU, with the fast learner
+    rather than refusing its own graph learner, and says so in one line."""
+    run = tmp_path / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    record = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**record, "learner": learner, "device": {"type": "cuda"}}))
+    capsys.readouterr()
+    assert train_mod.main(["--resume", str(run), "--episodes", "2", "--quiet", "--no-progress"]) == 0
+    assert "The run trained on CUDA; PyTorch sees no GPU here, so it resumes on the CPU" in capsys.readouterr().out
+    record = json.loads((run / "run.json").read_text())
+    assert record["learner"] == "fast" and record["device"] == {"type": "cpu"} and record["episodes_run"] == 2

@@ -13,6 +13,8 @@ learner        runs                                    serves
 ``graph``      ``cuda_graph.CudaGraph``: ``Agent.learn``  CUDA, every variant but prioritized
                captured once as a CUDA graph           replay and NoisyNet (proven equal per
                                                        update where a GPU is present)
+``graph-       the same, its replays left running      as ``graph``; acting one learning
+overlap``      while the environment steps             step behind (a different run)
 =============  ======================================  ==================================
 
 ``auto`` (train.py's default) takes the fastest that serves the agent: ``graph`` on CUDA,
@@ -26,7 +28,8 @@ from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
 from ddpg_agent import Agent
 
-LEARNERS = ("auto", "fast", "graph", "readable")
+LEARNERS = ("auto", "fast", "graph", "graph-overlap", "readable")
+GPU_LEARNERS = ("graph", "graph-overlap")  # the CUDA graph back-end's two ways of running
 
 
 def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
@@ -46,8 +49,8 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
         return "readable", "the fast learner serves model.py's networks with no variant"
     if learner == "auto":
         return "graph", None
-    if learner == "graph" and not cuda:
-        raise ValueError("--learner graph captures the update as a CUDA graph: it needs --device cuda")
+    if learner in GPU_LEARNERS and not cuda:
+        raise ValueError(f"--learner {learner} captures the update as a CUDA graph: it needs --device cuda")
     return learner, None
 
 
@@ -56,9 +59,9 @@ def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
     name, _ = choose(agent, learner)
     if name == "fast":
         FastCPU(agent, threads=threads)
-    elif name == "graph":
-        CudaGraph(agent)
+    elif name in GPU_LEARNERS:
+        CudaGraph(agent, overlap=name == "graph-overlap")
     return name
 
 
-__all__ = ["LEARNERS", "CudaGraph", "FastCPU", "attach", "choose"]
+__all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "attach", "choose"]

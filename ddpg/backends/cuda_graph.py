@@ -24,6 +24,14 @@ through the actor cost less there than a round trip to the GPU (about 35-68 us a
 PyTorch asks before a capture: the optimiser's state and the allocator settle), and count as
 updates like any other.
 
+``overlap=True`` (``--learner graph-overlap``) lets the GPU replay a learning step while the
+CPU steps the environment: ``learn_many`` launches the replays and returns, and the acting
+copy takes the actor's weights at the start of the next learning step (waiting there for the
+replays, which have had ``learn_every`` environment steps to finish). So the arms act with the
+actor one learning step old, and the run differs from the synchronous one: it is the same
+algorithm with that delay, deterministic on one GPU, and exact on resume (the stale copy is
+saved with the training state).
+
 Not capture-safe, so refused on CUDA by ``ddpg.backends.choose``: prioritized replay (its sum
 tree is on the host and its priorities come back every update) and NoisyNet exploration (its
 noise comes from a CPU generator).
@@ -101,10 +109,9 @@ class CudaGraph:
     ``capture=False`` runs every update eagerly through the same code (the GPU buffer, the
     draws, the acting copy), on any device: what the tests run where there is no GPU."""
 
-    name = "graph"  # run.json's "learner"
     threads = 1
 
-    def __init__(self, agent: Agent, warmup: int = WARMUP, capture: bool = True) -> None:
+    def __init__(self, agent: Agent, warmup: int = WARMUP, capture: bool = True, overlap: bool = False) -> None:
         if capture and agent.device.type != "cuda":
             raise ValueError(f"the CUDA graph back-end needs a CUDA device; this agent's networks are on {agent.device}")
         if agent.backend is not None:
@@ -112,7 +119,9 @@ class CudaGraph:
         problem = capture_problem(agent)
         if problem:
             raise ValueError(f"the CUDA graph back-end cannot capture this update: {problem}")
-        self.agent, self.warmup, self.capture = agent, warmup, capture
+        self.agent, self.warmup, self.capture, self.overlap = agent, warmup, capture, overlap
+        self.name = "graph-overlap" if overlap else "graph"  # run.json's "learner"
+        self.stale = False  # overlap: the acting copy is one learning step behind the actor
         self.cuda = agent.device.type == "cuda"
         self._set_capturable()
         agent.memory = DeviceReplayBuffer.wrap(agent.memory, agent.device)
@@ -135,8 +144,12 @@ class CudaGraph:
     # ------------------------------------------------------------ updates
     def learn_many(self, n_updates: int) -> None:
         """``n_updates`` updates, each on a fresh batch drawn on the GPU; the first learning step
-        runs ``warmup`` of them eagerly and captures the graphs. No host synchronisation inside."""
+        runs ``warmup`` of them eagerly and captures the graphs. No host synchronisation inside;
+        with ``overlap`` it returns while they run, and the next call (one with no updates, in the
+        schedule's pause, too) first hands their actor to the acting copy."""
         agent, memory = self.agent, self.agent.memory
+        if self.stale:
+            self._refresh_acting()  # waits for the last learning step's replays
         if n_updates <= 0:
             return
         if memory.size == 0:
@@ -153,7 +166,10 @@ class CudaGraph:
                 agent.n_updates += 1
             else:  # capture=False, or a capture that failed: the same update, eagerly
                 self._one_update()
-        self._refresh_acting()
+        if self.overlap:
+            self.stale = True
+        else:
+            self._refresh_acting()
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
         """One update on a given batch: ``Agent.learn`` itself (eager, for tests and probes)."""
@@ -214,6 +230,7 @@ class CudaGraph:
         self._refresh_acting()  # checkpoints were loaded into the networks
 
     def _refresh_acting(self) -> None:
+        self.stale = False
         if self.acting is not None:
             with torch.no_grad():
                 for mine, learned in zip(self.acting.parameters(), self.agent.actor_local.parameters(), strict=True):
@@ -228,9 +245,15 @@ class CudaGraph:
         pass  # the agent's own Adam objects are the ones the graph steps
 
     def extra_state(self) -> dict[str, Any] | None:
-        """CUDA's generator, which draws the batches (the buffer's CPU generator draws none here).
-        Run eagerly on the CPU, torch's own generator draws them, which the run folder keeps."""
-        return {"cuda_rng": torch.cuda.get_rng_state(self.agent.device)} if self.cuda else None
+        """CUDA's generator, which draws the batches (the buffer's CPU generator draws none here;
+        run eagerly on the CPU, torch's own generator draws them, which the run folder keeps), and
+        with ``overlap`` an acting copy that is a learning step behind, as the next steps act with it."""
+        extra: dict[str, Any] = {}
+        if self.cuda:
+            extra["cuda_rng"] = torch.cuda.get_rng_state(self.agent.device)
+        if self.stale and self.acting is not None:
+            extra["acting"] = {k: v.clone() for k, v in self.acting.state_dict().items()}
+        return extra or None
 
     def loaded(self, extra: dict[str, Any] | None) -> None:
         """After the agent took back a training state: the rows go to the GPU again, the acting
@@ -240,6 +263,9 @@ class CudaGraph:
         if self.cuda and extra and "cuda_rng" in extra:
             torch.cuda.set_rng_state(extra["cuda_rng"], self.agent.device)
         self._refresh_acting()
+        if self.overlap and extra and "acting" in extra and self.acting is not None:
+            self.acting.load_state_dict(extra["acting"])  # copies into the tensors the pass reads
+            self.stale = True
 
     def _set_capturable(self) -> None:
         """Adam's step count a device tensor, so that ``step()`` reads nothing back from the GPU."""
