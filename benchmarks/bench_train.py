@@ -97,18 +97,20 @@ def _timed(function: Callable[..., Any], seconds: dict[str, float], key: str) ->
 
 def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
              learner: str = "fast", good_score: float | None = GOOD_SCORE,
-             good_updates: int = GOOD_UPDATES, threads: int = 2, device: str = "cpu") -> dict:
+             good_updates: int = GOOD_UPDATES, threads: int = 2, device: str = "cpu",
+             make: Callable[[], Agent] | None = None) -> dict:
     """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures,
     with where the time went: stepping the environment (``env.step``), acting
     (``agent.act``), learning (the updates ``agent.step`` makes) and the rest (storing
-    transitions, the training loop, resets)."""
+    transitions, the training loop, resets). ``make`` builds the agent instead of ``make_agent``
+    (called after torch is seeded with ``seed``), for a back-end no learner name gives."""
     from reacher import ReacherEnvironment
 
     env = ReacherEnvironment(num_agents=n_agents, seed=seed, verbose=False)
     seconds = {"environment": 0.0, "acting": 0.0, "learning": 0.0}
     try:
         torch.manual_seed(seed)
-        agent = make_agent(learner, (33, 4, seed), config, threads, device)
+        agent = make() if make is not None else make_agent(learner, (33, 4, seed), config, threads, device)
         env.step = _timed(env.step, seconds, "environment")  # type: ignore[method-assign]
         agent.act = _timed(agent.act, seconds, "acting")  # type: ignore[method-assign]
         agent.learn_many = _timed(agent.learn_many, seconds, "learning")  # type: ignore[method-assign]
