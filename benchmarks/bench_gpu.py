@@ -3,10 +3,12 @@
     python benchmarks/bench_gpu.py
     python benchmarks/bench_gpu.py --tests --json OUT.json   # make bench-gpu: --tests, in .venv
 
-Not yet run on a GPU. Estimated from the figures that motivated the back-end (a prototype on an
-H200 with a 16-core Xeon: 75 s to solve on its CPU, 0.53 ms per graphed update): about 4 minutes
-for the three CPU runs, 2-3 for the three CUDA runs, under a minute for the rest and the tests;
-``--seeds 0-1`` takes a third less.
+Run on an H200 with a 16-core Xeon on 2026-11-26 (``benchmarks/results/gpu_nvidia_h200.json``;
+docs/training.md quotes it): with ``--tests --max-episodes 120`` the whole command, the wheels'
+install included, took 517 s: about a minute for the tests, under a minute for the costs, and
+seven minutes for the nine training runs (31-55 s on CUDA, 51-75 s on the CPU).
+``--cuda-learners graph`` leaves out the three ``graph-overlap`` runs, ``--seeds 0-1`` a third
+of the runs.
 
 In one command it prints and records:
 

@@ -74,8 +74,9 @@ def test_auto_takes_the_fastest_learner_that_serves_the_agent() -> None:
     name, why = backends.choose(_on("cpu", td3, VariantAgent))
     assert name == "readable" and "model.py's networks with no variant" in why
     assert backends.choose(_on("cpu", td3, VariantAgent), "fast")[0] == "readable"  # falls back, says why
-    assert backends.choose(_on("cuda")) == ("graph", None)
-    assert backends.choose(_on("cuda", td3, VariantAgent)) == ("graph", None)  # TD3: one graph per phase
+    assert backends.choose(_on("cuda")) == ("graph-overlap", None)
+    assert backends.choose(_on("cuda", td3, VariantAgent)) == ("graph-overlap", None)  # TD3: one graph per phase
+    assert backends.choose(_on("cuda"), "graph") == ("graph", None)  # in step with the environment
     assert backends.choose(_on("cuda"), "readable") == ("readable", None)  # eager autograd, as the course
 
 

@@ -1070,3 +1070,91 @@ def test_the_ten_critics_and_update_cost_figures():
     expect(f"{ensemble} ensemble updates a second on the readable learner against {fast} of the default's on the fast "
            f"learner and {readable} on the readable one", report)
     expect(f"ten critics {ten} a second", report)
+
+
+def test_the_gpu_figures():
+    """docs/training.md and README quote the H200 run of benchmarks/bench_gpu.py."""
+    gpu, probe = _bench("gpu_nvidia_h200.json"), _bench("gpu_nvidia_h200_probe.json")
+    readme = ("README.md", README)
+    costs, summary = gpu["costs"], gpu["summary"]
+    assert gpu["tests"]["returncode"] == 0 and gpu["graph_capture"] == "captured"
+    expect(f"({gpu['tests']['summary'].split(' in ')[0]}: the checks of the no-GPU message)", readme)
+    for key in ("update_eager_cuda_ms", "update_graph_cuda_ms", "update_fast_cpu_ms"):
+        expect(f"| {costs[key]:.3f} |", readme)
+    for n in (5, 10):
+        expect(f"| {costs[f'update_ensemble{n}_graph_cuda_ms']:.3f} / {costs[f'update_ensemble{n}_readable_cpu_ms']:.3f} |",
+               readme)
+    expect(f"{costs['act_fast_cpu_us']:.1f} us per decision on the CPU", readme)
+    expect(f"{costs['act_graph_cpu_copy_us']:.1f} us on the graph back-end's CPU copy of the actor, "
+           f"{costs['act_eager_cuda_us']:.1f} us eagerly on the GPU", readme)
+    p = probe["costs"]
+    expect(f"gave {p['update_graph_cuda_ms']:.3f} ms per graphed update, {p['update_eager_cuda_ms']:.3f} ms eagerly and "
+           f"{p['update_fast_cpu_ms']:.3f} ms on its CPU", readme)
+    expect(f"a captured update took {costs['update_graph_cuda_ms']:.3f} ms against {costs['update_eager_cuda_ms']:.3f} ms "
+           "eagerly", readme)
+    runs = {(r["device"], r["learner"], r["seed"]): r for r in gpu["runs"]}
+
+    def cell(r: dict) -> str:
+        return f"{r['solved_at']}, {r['wall_s']:.1f} s, {r['updates']:,}"
+
+    for seed in (0, 1, 2):
+        expect(f"| {seed} | {cell(runs['cuda', 'graph', seed])} | {cell(runs['cuda', 'graph-overlap', seed])} | "
+               f"{cell(runs['cpu', 'fast', seed])} |", readme)
+    graph, overlap, cpu = summary["cuda graph"], summary["cuda graph-overlap"], summary["cpu fast"]
+    for row in (graph, overlap, cpu):
+        assert row["median_wall_s"] == round(statistics.median(
+            r["wall_s"] for r in gpu["runs"] if summary[f"{r['device']} {r['learner']}"] is row), 1)
+    expect(f"| median wall-clock | {graph['median_wall_s']:.1f} s | {overlap['median_wall_s']:.1f} s | "
+           f"{cpu['median_wall_s']:.1f} s |", readme)
+    expect(f"solved seeds 0-2 in a median of {graph['median_wall_s']:.1f} s, {overlap['median_wall_s']:.1f} s with "
+           f"`--learner graph-overlap`", readme)
+    expect(f"against {cpu['median_wall_s']:.1f} s on the same machine's CPU", readme)
+    expect(f"(at {graph['worst_solved_at']} by `graph`, at {overlap['worst_solved_at']} by `graph-overlap`)", readme)
+    expect(f"the CPU took {graph['cpu_over_cuda']:.2f} and {overlap['cpu_over_cuda']:.2f} times as long", readme)
+    assert not any(any(aims.values()) for aims in summary["aims_met"].values())  # the prose says: not met
+    one = runs["cuda", "graph", 1]["seconds"]
+    expect(f"stepping the environment {one['environment']:.1f} s, acting {one['acting']:.1f} s, learning "
+           f"{one['learning']:.1f} s, the rest of the loop (storing transitions, n-step returns, resets) "
+           f"{one['other']:.1f} s", readme)
+    assert round(one["environment"] + one["acting"] + one["other"]) == 28
+    cpu_learning = [runs["cpu", "fast", s]["seconds"]["learning"] for s in (0, 1, 2)]
+    expect(f"{min(cpu_learning):.1f}-{max(cpu_learning):.1f} s of each CPU run", readme)
+    cuda_updates = [r["updates"] for r in gpu["runs"] if r["device"] == "cuda"]
+    expect(f"({min(cuda_updates):,} to {max(cuda_updates):,} here)", readme)
+
+
+def test_the_ensemble_on_the_gpu():
+    costs = _bench("gpu_nvidia_h200.json")["costs"]
+    one, five = costs["update_graph_cuda_ms"], costs["update_ensemble5_graph_cuda_ms"]
+    report = ("Report.md", REPORT)
+    expect(f"the captured update of five critics took {five:.3f} ms against {one:.3f} ms for one", report)
+    expect(f"11,500 ensemble updates cost {11_500 * five / 1000:.1f} s of learning against {15_000 * one / 1000:.1f} s "
+           "for the default's 15,000", report)
+    expect(f"its captured update cost {five:.3f} ms against one critic's {one:.3f} ms", report)
+
+
+def test_the_overlap_figures():
+    """docs/training.md's case for --learner graph-overlap: the H200's waits and the five CPU seeds."""
+    readme = ("README.md", README)
+    gpu = _bench("gpu_nvidia_h200.json")
+    runs = {(r["device"], r["learner"], r["seed"]): r for r in gpu["runs"]}
+
+    def waits(learner: str) -> str:
+        ms = [runs["cuda", learner, s]["seconds"]["learning"] / runs["cuda", learner, s]["updates"] * 1000
+              for s in (0, 1, 2)]
+        return f"{min(ms):.2f}-{max(ms):.2f}"
+
+    expect(f"the host then waited {waits('graph-overlap')} ms per update instead of {waits('graph')} ms", readme)
+    summary = gpu["summary"]
+    expect(f"the median wall-clock fell from {summary['cuda graph']['median_wall_s']:.1f} s to "
+           f"{summary['cuda graph-overlap']['median_wall_s']:.1f} s", readme)
+    for learner, how in (("graph", "in step"), ("graph-overlap", "one step behind")):
+        seeds = sorted(_bench(f"overlap_cpu_eager_{learner}.json")["runs"], key=lambda r: r["seed"])
+        assert [r["seed"] for r in seeds] == [0, 1, 2, 3, 4] and all(r["learner"] == learner for r in seeds)
+        median = statistics.median(r["updates"] for r in seeds)
+        updates = ", ".join(format(r["updates"], ",") for r in seeds)
+        expect(f"{how}, solved at {', '.join(str(r['solved_at']) for r in seeds)} with "
+               f"{updates} updates (median {median:,.0f})", readme)
+    in_step = ", ".join(str(runs["cuda", "graph", s]["solved_at"]) for s in (0, 1, 2))
+    behind = ", ".join(str(runs["cuda", "graph-overlap", s]["solved_at"]) for s in (0, 1, 2))
+    expect(f"seeds 0-2 solved at {in_step} in step and {behind} one step behind", readme)

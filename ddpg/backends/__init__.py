@@ -17,7 +17,8 @@ learner        runs                                    serves
 overlap``      while the environment steps             step behind (a different run)
 =============  ======================================  ==================================
 
-``auto`` (train.py's default) takes the fastest that serves the agent: ``graph`` on CUDA,
+``auto`` (train.py's default) takes the fastest that serves the agent: ``graph-overlap`` on CUDA
+(its delay measured harmless: docs/training.md, "What each device costs, measured"),
 ``fast`` on the CPU when it can, else ``readable``; ``fast`` asked for an agent it cannot
 serve falls back to ``readable`` likewise, and says why.
 """
@@ -48,7 +49,7 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
             return "fast", None
         return "readable", "the fast learner serves model.py's networks with no variant"
     if learner == "auto":
-        return "graph", None
+        return "graph-overlap", None
     if learner in GPU_LEARNERS and not cuda:
         raise ValueError(f"--learner {learner} captures the update as a CUDA graph: it needs --device cuda")
     return learner, None
