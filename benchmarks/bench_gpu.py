@@ -4,11 +4,12 @@
     python benchmarks/bench_gpu.py --tests --json OUT.json   # make bench-gpu: --tests, in .venv
 
 Run on an H200 with a 16-core Xeon on 2026-11-26 (``benchmarks/results/gpu_nvidia_h200.json``;
-docs/training.md quotes it): with ``--tests --max-episodes 120`` the whole command, the wheels'
-install included, took 517 s: about a minute for the tests, under a minute for the costs, and
-seven minutes for the nine training runs (31-55 s on CUDA, 51-75 s on the CPU).
-``--cuda-learners graph`` leaves out the three ``graph-overlap`` runs, ``--seeds 0-1`` a third
-of the runs.
+docs/training.md quotes it) as ``--tests --max-episodes 120 --cuda-learners graph,graph-overlap``:
+the whole command, the wheels' install included, took about 8.6 minutes: a minute for the tests,
+under a minute for the costs, and 6.8 minutes for the nine training runs (29-55 s on CUDA, 51-75 s
+on the CPU). The defaults leave out the three in-step ``graph`` runs (``auto`` takes
+``graph-overlap`` on CUDA), which brings it to about 6.5 minutes; ``--seeds 0-1`` takes a third
+of the runs out.
 
 In one command it prints and records:
 
@@ -101,13 +102,14 @@ def _slug(name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     p.add_argument("--seeds", default="0-2", help="seeds to train on each device (default 0-2)")
-    p.add_argument("--max-episodes", type=int, default=150,
-                   help="episode cap per run (default 150: the default solves at 100-102; a cap bounds a bad run)")
+    p.add_argument("--max-episodes", type=int, default=120,
+                   help="episode cap per run (default 120: the default solves at 100-102; a cap bounds a bad run)")
     p.add_argument("--json", default=None, help="where to write the results (default benchmarks/results/gpu_<gpu>.json)")
     p.add_argument("--tests", action="store_true", help="first run tests/test_backends.py (its CUDA tests included)")
     p.add_argument("--skip-training", action="store_true", help="only the update and acting costs")
-    p.add_argument("--cuda-learners", default=",".join(GPU_LEARNERS),
-                   help=f"the learners trained on CUDA, comma-separated (default {','.join(GPU_LEARNERS)})")
+    p.add_argument("--cuda-learners", default="graph-overlap",
+                   help="the learners trained on CUDA, comma-separated: graph-overlap (the default, auto's "
+                        "choice) and graph (in step with the environment)")
     args = p.parse_args(argv)
     try:
         seeds = seed_list(args.seeds)
