@@ -1155,6 +1155,13 @@ def test_the_overlap_figures():
         updates = ", ".join(format(r["updates"], ",") for r in seeds)
         expect(f"{how}, solved at {', '.join(str(r['solved_at']) for r in seeds)} with "
                f"{updates} updates (median {median:,.0f})", readme)
+    one = runs["cuda", "graph", 1]["seconds"]
+    assert runs["cuda", "graph", 1]["solved_at"] == 100  # it stopped there: 100 episodes of 1,000 steps
+    fixed = one["environment"] + one["acting"] + one["other"]
+    expect(f"about {20 * gpu['costs']['update_graph_cuda_ms']:.1f} ms of the GPU (20 x "
+           f"{gpu['costs']['update_graph_cuda_ms']:.3f} ms)", readme)
+    expect(f"about {fixed / 100_000 * 20 * 1000:.1f} ms of the CPU (stepping, acting and the loop, {fixed:.1f} s per "
+           "100,000 steps in the seed-1 run above)", readme)
     in_step = ", ".join(str(runs["cuda", "graph", s]["solved_at"]) for s in (0, 1, 2))
     behind = ", ".join(str(runs["cuda", "graph-overlap", s]["solved_at"]) for s in (0, 1, 2))
     expect(f"seeds 0-2 solved at {in_step} in step and {behind} one step behind", readme)
