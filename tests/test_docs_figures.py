@@ -1165,3 +1165,18 @@ def test_the_overlap_figures():
     in_step = ", ".join(str(runs["cuda", "graph", s]["solved_at"]) for s in (0, 1, 2))
     behind = ", ".join(str(runs["cuda", "graph-overlap", s]["solved_at"]) for s in (0, 1, 2))
     expect(f"seeds 0-2 solved at {in_step} in step and {behind} one step behind", readme)
+
+
+def test_the_faster_critic_and_less_noise_on_one_arm():
+    report = ("Report.md", REPORT)
+    critic = _bench("bench_train_one_arm_lr_critic5e-4_screen.json")["seeds"][0]
+    expect(f"learning rate 5e-4: seed 0 solved at {critic['solved_at']}", report)
+    sigma = [_bench("bench_train_one_arm_sigma005_screen.json")["seeds"][0]] + [
+        _bench(f"bench_train_one_arm_sigma005_{seed}.json")["seeds"][0] for seed in range(1, 6)]
+    today = {s["seed"]: s for name in ("0", "1", "2_4_6_8", "3_5_7_9")
+             for s in _bench(f"bench_train_one_arm_gamma095_{name}.json")["seeds"]}
+    assert [s["seed"] for s in sigma] == list(range(6))
+    earlier = [s for s in sigma if s["solved_at"] is not None and s["solved_at"] < today[s["seed"]]["solved_at"]]
+    unsolved = [s["seed"] for s in sigma if s["solved_at"] is None]
+    assert unsolved == [4] and len(sigma[4]["episode_means"]) == 300
+    expect(f"earlier on {len(earlier)} of seeds 0-5, but seed 4 unsolved at 300", report)
