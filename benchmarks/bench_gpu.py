@@ -185,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         kinds = [("cuda", learner) for learner in cuda_learners] + [("cpu", "fast")]
         for seed in seeds:
             for device, learner in kinds:
-                r = run_seed(seed, config, args.max_episodes, 20, learner if device == "cuda" else "auto",
-                             GOOD_SCORE, GOOD_UPDATES, 2, device)
+                r = run_seed(seed, config, args.max_episodes, 20, learner, GOOD_SCORE, GOOD_UPDATES, 2, device)
                 run = {"device": device, "learner": learner,
                        **{k: r[k] for k in ("seed", "solved_at", "wall_s", "updates", "first_30", "seconds")}}
                 report["runs"].append(run)

@@ -42,6 +42,7 @@ import torch
 
 from ddpg import reproducible
 from ddpg.agents import LEARNERS, make_agent
+from ddpg.backends import GPU_LEARNERS
 from ddpg.cli import finite_float, json_object, non_negative_int, positive_int
 from ddpg.device import add_device_option, describe, resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
@@ -306,8 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         variants = [("learner", 2)] + ([("learner_1_thread", 1)] if args.learner == "fast" else [])
         for key, threads in variants:
             rate, rates = learner_updates_per_s(config, args.learner, threads, device=device)
-            where = {"fast": f"on {threads} thread(s)", "graph": f"on {device}", "graph-overlap": f"on {device}"}.get(args.learner,
-                                                                                   f"autograd on {device}")
+            where = (f"on {threads} thread(s)" if args.learner == "fast" else
+                     f"on {device}" if args.learner in GPU_LEARNERS else f"autograd on {device}")
             print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {config.batch_size}, "
                   f"actor {config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
                   f"{config.critic_fc2}, learner '{args.learner}' {where}; blocks: "
