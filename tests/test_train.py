@@ -348,7 +348,8 @@ def test_a_run_killed_before_its_first_save_starts_again_and_says_so(tmp_path, c
                                                    "readable"),
                                                   ({"n_step": 3}, "fast"),
                                                   ({"ensemble": 3}, "readable"),
-                                                  ({"crossq": True, "twin_critics": True}, "readable")])
+                                                  ({"crossq": True, "twin_critics": True}, "readable"),
+                                                  ({"goal_paths": 2}, "fast")])
 def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     out = tmp_path / "run"
     code = train_mod.main(["--episodes", "1", "--agents", "2", "--max-t", "60", "--out", str(out), "--no-progress",
@@ -388,10 +389,11 @@ def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("variant", [{"replay": "prioritized", "n_step": 2}, {"n_step": 3}, {"ensemble": 3},
-                                     {"crossq": True}])
+                                     {"crossq": True}, {"goal_paths": 2, "n_step": 3}])
 def test_resume_of_a_variant_run_is_exact(tmp_path, variant) -> None:
     """Prioritized replay's priorities and pending n-step returns are saved with the state; so are
-    torch's generator (the ensemble's draws) and batch renormalisation's statistics and count."""
+    torch's generator (the ensemble's draws), batch renormalisation's statistics and count, and the
+    episode the goal paths will store again at the next start."""
     straight, split = tmp_path / "A", tmp_path / "B"
     config = json.dumps({**FAST, "warmup": 32, **variant})
     common = ["--seed", "2", "--no-stop", "--save-buffer", "--agents", "2", "--max-t", "60", "--no-progress",

@@ -43,7 +43,7 @@ import torch
 from torch import nn
 
 from ddpg.agent_state import adam_states_from_flat
-from ddpg.variants.config import variants_of
+from ddpg.variants.config import DATA_ONLY, variants_of
 from ddpg_agent import Agent
 
 # relu(bias + x @ w) in one call (ATen runs addmm, then relu in place: the same numbers).
@@ -634,12 +634,13 @@ class ActorForward:
 
 
 def supports(agent: Agent) -> bool:
-    """Whether the agent's update is the one written out here: ``model.py``'s networks, no variant."""
+    """Whether the agent's update is the one written out here: ``model.py``'s networks, no variant
+    but those that only change what is stored (``variants.config.DATA_ONLY``)."""
     from model import Actor, Critic
 
     plain = type(agent.actor_local) is Actor and type(agent.critic_local) is Critic
     n_critic = 10 if agent.config.critic_layer_norm else 6  # three layers, with layer norm two more
-    return (plain and not variants_of(agent.config)
+    return (plain and not set(variants_of(agent.config)) - DATA_ONLY
             and len(list(agent.actor_local.parameters())) == 6 and len(list(agent.critic_local.parameters())) == n_critic)
 
 

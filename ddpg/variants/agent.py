@@ -18,6 +18,8 @@ config                      piece                                  what changes 
                                                                    Qs; all learn; actor on the mean
 ``crossq: true``            ``crossq.RenormCritic``                 no targets: Q(s', mu(s')) in the
                                                                    same pass as Q(s, a)
+``goal_paths: 4``           ``goal_paths.GoalPaths``                nothing: each Reacher episode is
+                                                                   stored again against 4 more goals
 ==========================  =====================================  ===========================
 
 ``{"preset": "td3"}`` switches on ``twin_critics``, ``target_noise`` and ``policy_delay``
@@ -42,6 +44,7 @@ from ddpg.variants.config import VariantConfig
 from ddpg.variants.crossq import RenormCritic
 from ddpg.variants.ensemble import CriticEnsemble
 from ddpg.variants.gaussian import GaussianNoise
+from ddpg.variants.goal_paths import GoalPaths
 from ddpg.variants.noisy import NoisyActor
 from ddpg.variants.prioritized import PrioritizedReplayBuffer
 from ddpg.variants.twin import TwinCritic
@@ -107,15 +110,45 @@ class VariantAgent(Agent):
                "eps": cfg.per_eps}
         if cfg.replay == "prioritized":
             self.memory = PrioritizedReplayBuffer(*buffer, **per)
+        self.goal_paths = GoalPaths(cfg.goal_paths, seed, cfg.n_step, cfg.gamma) if cfg.goal_paths else None
+        if self.goal_paths is not None and (state_size, action_size) != (33, 4):
+            raise ValueError(f"goal_paths reads the goal and the hand from Reacher's observation (33 values, 4 "
+                             f"actions); this task has {state_size} and {action_size}: leave goal_paths at 0")
+
+    def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
+             next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:
+        """``Agent.step``; with goal paths the step is also recorded for them."""
+        if self.goal_paths is not None:
+            if terminated is not None and np.any(terminated):
+                raise ValueError("goal_paths relabels Reacher's episodes, which end at a time limit only; "
+                                 "this task has terminal states")
+            self.goal_paths.record(states, actions, next_states)
+        super().step(states, actions, rewards, next_states, terminated)
+
+    def reset(self) -> None:
+        """``Agent.reset``; with goal paths the episode that ended also goes into the buffer again
+        against new goal paths (before any of the new episode's updates)."""
+        super().reset()
+        if self.goal_paths is not None and (relabelled := self.goal_paths.transitions()) is not None:
+            self.memory.add(*relabelled)
 
     def buffer_extra_state(self) -> dict[str, Any] | None:
-        return self.memory.extra_state() if self.config.replay == "prioritized" else None
+        extra = self.memory.extra_state() if self.config.replay == "prioritized" else {}
+        if self.goal_paths is not None:  # the episode so far: it goes in again at the next reset
+            extra = {**extra, "goal_paths": self.goal_paths.state_dict()}
+        return extra or None
 
     def load_buffer_extra_state(self, state: dict[str, Any], rows_restored: bool) -> None:
-        if self.config.replay != "prioritized":
-            super().load_buffer_extra_state(state, rows_restored)
-        else:
+        state = dict(state)
+        paths = state.pop("goal_paths", None)
+        if (paths is None) != (self.goal_paths is None):
+            raise ValueError("the saved run and this agent differ in goal_paths: resume with the run's own settings")
+        if paths is not None and self.goal_paths is not None:
+            self.goal_paths.load_state_dict(paths)
+        if self.config.replay == "prioritized":
             self.memory.load_extra_state(state, rows_restored)
+        elif state:
+            super().load_buffer_extra_state(state, rows_restored)
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """As ``Agent.act``; NoisyNet explores with a fresh draw of its weight noise instead

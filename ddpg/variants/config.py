@@ -16,7 +16,9 @@ from ddpg_agent import DDPGConfig
 
 # What turns a variant on.
 VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "twin_critics", "target_noise", "policy_delay",
-                    "ensemble", "crossq")
+                    "ensemble", "crossq", "goal_paths")
+# Switches that change what goes into the buffer, not the update: every learner runs them.
+DATA_ONLY = frozenset({"goal_paths"})
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
 # REDQ (Chen et al. 2021): ten critics, targets from the smaller of a random two; CrossQ (Bhatt
@@ -50,6 +52,7 @@ class VariantConfig(DDPGConfig):
     ensemble_subset: int = 2  # ...and the TD target the smallest target value of this many, drawn per update
     crossq: bool = False  # CrossQ: batch-renormalised critic, no target networks (ddpg/variants/crossq.py)
     renorm_warmup: int = 1000  # CrossQ: plain batch norm for this many updates, then renormalised
+    goal_paths: int = 0  # Reacher: each episode also stored against this many more goal paths (goal_paths.py)
 
     UNKNOWN_HINT = ""
     COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "policy_delay", "ensemble", "ensemble_subset")
@@ -62,6 +65,8 @@ class VariantConfig(DDPGConfig):
         for name, allowed in (("exploration", ("ou", "gaussian", "noisy")), ("replay", ("uniform", "prioritized"))):
             if getattr(self, name) not in allowed:
                 problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
+        if not (isinstance(self.goal_paths, int) and not isinstance(self.goal_paths, bool) and self.goal_paths >= 0):
+            problems.append(f"goal_paths must be a whole number >= 0 (0: off), got {self.goal_paths!r}")
         if is_number(self.per_eps) and self.per_eps <= 0:
             problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
         if is_number(self.ensemble_subset) and is_number(self.ensemble) and self.ensemble > 1 \
@@ -111,4 +116,4 @@ def variants_of(config: DDPGConfig) -> dict[str, Any]:
     return config.variants() if isinstance(config, VariantConfig) else {}
 
 
-__all__ = ["PRESETS", "VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
+__all__ = ["DATA_ONLY", "PRESETS", "VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]

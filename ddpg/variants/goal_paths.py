@@ -1,0 +1,151 @@
+"""Goal paths: each Reacher episode's arm motion learned again against more goals (``goal_paths: K``).
+
+One arm sees one goal path per episode, where twenty arms see twenty; its experience of
+*where a goal can be* grows twenty times slower, and that is what it lacks (Report.md, "One
+arm"). Yet Reacher's reward is a known function of two things in the observation: the hand's
+position and the goal's. So the motion an arm made is also valid experience for any other
+goal path, with the reward that path would have given; DDPG learns off-policy, so the actions
+need not have been chosen for it. This is hindsight relabelling (HER, Andrychowicz et al.
+2017) for a goal that moves: at the end of each episode, ``K`` more goal paths per arm are
+drawn, each a circle at the goal's speed that passes the ring point nearest the hand at a
+random moment of the episode (so it is reached at least sometimes), and the whole episode goes
+into the buffer again against each of them, as n-step transitions like the real ones.
+
+What it relies on, from ``reacher/``: the observation's layout (``reacher.observation``), the
+goal's motion (a constant angular speed around the ring, ``goal_offsets``, four physics steps
+a decision) and the reward (0.01 for each physics step the hand is within reach of the goal,
+with the default goal size). Within a decision the hand is taken to move in a straight line
+between the two observations; against the goal's own path this reproduces the environment's
+rewards for all but about 1% of the decisions (``tests/test_goal_paths.py``). It is for the
+built-in Reacher and the Unity binary only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from reacher import observation as obs
+from reacher.environment import (
+    DEFAULT_RESET_PARAMETERS,
+    PHYSICS_STEPS_PER_DECISION,
+    REWARD_PER_PHYSICS_STEP,
+    goal_offsets,
+)
+from reacher.mjcf import B_CENTRE, HAND, HAND_RADIUS, SEGMENT_QUAT_WXYZ
+
+REACH = HAND_RADIUS + 0.5 * DEFAULT_RESET_PARAMETERS["goal_size"]  # hand centre to goal centre, when rewarded
+GOAL_SPEED = DEFAULT_RESET_PARAMETERS["goal_speed"]  # goal speeds are drawn from +- this, degrees per physics step
+
+
+def _rotate(q_xyzw: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Vectors ``v`` (..., 3) rotated by unit quaternions (..., 4) in x, y, z, w order."""
+    u, w = q_xyzw[..., :3], q_xyzw[..., 3:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+# The hand in the lower segment's own frame: where the rest pose puts it, taken back through
+# the segment's rest rotation (the observation's quaternions are world rotations from that frame).
+_REST = np.array([*SEGMENT_QUAT_WXYZ[1:], SEGMENT_QUAT_WXYZ[0]])
+HAND_IN_SEGMENT = _rotate(_REST * np.array([-1.0, -1.0, -1.0, 1.0]), HAND - B_CENTRE)
+
+
+def hand_positions(states: np.ndarray) -> np.ndarray:
+    """The hand's centre relative to the arm's root, (..., 3), from observations (..., 33)."""
+    segment = states[..., obs.B + obs.POSITION:obs.B + obs.POSITION + 3].astype(np.float64)
+    quaternion = states[..., obs.B + obs.QUATERNION:obs.B + obs.QUATERNION + 4].astype(np.float64)
+    return segment + _rotate(quaternion, np.broadcast_to(HAND_IN_SEGMENT, segment.shape))
+
+
+def path_rewards(hands: np.ndarray, angles: np.ndarray, speeds: np.ndarray) -> np.ndarray:
+    """Each decision's reward against goal paths: ``hands`` (T + 1, N, 3) at the observations,
+    ``angles`` (T, K, N) the goals' angles (degrees) in each decision's first observation and
+    ``speeds`` (K, N) theirs, in degrees per physics step; returns (T, K, N)."""
+    k = np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)[None, :, None, None]  # the physics steps of a decision
+    start, moved = hands[:-1, None, None], (hands[1:] - hands[:-1])[:, None, None]
+    hand = start + moved * (k / PHYSICS_STEPS_PER_DECISION)[..., None]  # (T, 4, 1, N, 3): on the line between
+    goals = goal_offsets(angles[:, None] + k * speeds)  # (T, 4, K, N, 3)
+    within = ((hand - goals) ** 2).sum(-1) < REACH * REACH
+    return within.sum(axis=1) * REWARD_PER_PHYSICS_STEP
+
+
+class GoalPaths:
+    """Keeps the episode's observations and actions; at its end, the same episode as n-step
+    transitions against ``paths`` new goal paths per arm (``transitions``)."""
+
+    def __init__(self, paths: int, seed: int, n_step: int, gamma: float) -> None:
+        self.paths, self.n_step, self.gamma = paths, n_step, gamma
+        self.rng = np.random.default_rng([seed, 0x60A1])  # its own stream: the agent's draws stay as they are
+        self.states = np.empty((0, 0, obs.OBSERVATION_SIZE), np.float32)  # (T + 1, N, 33), grown by doubling
+        self.actions = np.empty((0, 0, 0), np.float32)
+        self.steps = 0  # decisions recorded this episode
+
+    def record(self, states: np.ndarray, actions: np.ndarray, next_states: np.ndarray) -> None:
+        """One decision of every arm (all arms, every decision: Reacher's arms end together)."""
+        n = len(states)
+        if self.steps and n != self.states.shape[1]:
+            raise ValueError(f"goal_paths: {n} arms in this step, {self.states.shape[1]} before; it needs every "
+                             "arm in every step (the built-in Reacher's episodes)")
+        if self.steps + 2 > len(self.states) or self.states.shape[1] != n:
+            grown = max(1024, 2 * len(self.states)) if self.states.shape[1] == n else 1024
+            states_, actions_ = np.empty((grown, n, obs.OBSERVATION_SIZE), np.float32), np.empty(
+                (grown, n, np.shape(actions)[1]), np.float32)
+            if self.steps:
+                states_[:self.steps + 1], actions_[:self.steps] = self.states[:self.steps + 1], self.actions[:self.steps]
+            self.states, self.actions = states_, actions_
+        self.states[self.steps] = states
+        self.actions[self.steps] = actions
+        self.states[self.steps + 1] = next_states
+        self.steps += 1
+
+    def transitions(self) -> tuple[np.ndarray, ...] | None:
+        """The episode against new goal paths as (states, actions, n-step returns, next states,
+        discounts), rows ordered by decision, then path, then arm; None when nothing was recorded.
+        Clears the record. The episode ended at its time limit, so its last steps bootstrap."""
+        t, paths = self.steps, self.paths
+        if t == 0 or paths == 0:
+            self.steps = 0
+            return None
+        states, actions = self.states[:t + 1], self.actions[:t]
+        n_arms = states.shape[1]
+        hands = hand_positions(states)  # (T + 1, N, 3)
+        speeds = self.rng.uniform(-GOAL_SPEED, GOAL_SPEED, (paths, n_arms))
+        when = self.rng.integers(0, t + 1, (paths, n_arms))  # the moment each path passes near the hand
+        near = hands[when, np.arange(n_arms)]
+        angle_then = np.degrees(np.arctan2(near[..., 0], near[..., 2]))  # goal_offsets: (8 sin, -1, 8 cos)
+        angles = angle_then + PHYSICS_STEPS_PER_DECISION * speeds * (np.arange(t + 1)[:, None, None] - when)
+        rewards = path_rewards(hands, angles[:-1], speeds)  # (T, K, N)
+
+        relabelled = np.repeat(states[:, None], paths, axis=1)  # (T + 1, K, N, 33)
+        relabelled[..., obs.GOAL:obs.GOAL + 3] = goal_offsets(angles)
+        relabelled[..., obs.GOAL_SPEED] = speeds
+        span = np.minimum(np.arange(t) + self.n_step, t)  # the state each return bootstraps from
+        returns = np.zeros_like(rewards)
+        for j in range(self.n_step):
+            returns[:t - j] += self.gamma ** j * rewards[j:]
+        discounts = self.gamma ** (span - np.arange(t)).astype(np.float64)
+        rows = t * paths * n_arms
+        self.steps = 0
+        return (relabelled[:-1].reshape(rows, -1), np.broadcast_to(actions[:, None], (t, paths, *actions.shape[1:]))
+                .reshape(rows, -1), returns.reshape(rows), relabelled[span].reshape(rows, -1),
+                np.broadcast_to(discounts[:, None, None], rewards.shape).reshape(rows))
+
+    def state_dict(self) -> dict[str, Any]:
+        """The episode recorded so far and the generator: a run saved mid-way goes on exactly."""
+        import torch
+
+        return {"states": torch.from_numpy(self.states[:self.steps + 1].copy() if self.steps else np.zeros(0)),
+                "actions": torch.from_numpy(self.actions[:self.steps].copy() if self.steps else np.zeros(0)),
+                "steps": self.steps, "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.steps = int(state["steps"])
+        if self.steps:
+            self.states = state["states"].numpy().astype(np.float32, copy=True)
+            self.actions = state["actions"].numpy().astype(np.float32, copy=True)
+        self.rng.bit_generator.state = state["rng"]
+
+
+__all__ = ["HAND_IN_SEGMENT", "REACH", "GoalPaths", "hand_positions", "path_rewards"]
