@@ -761,17 +761,22 @@ def test_batch_norm_diagnosis_figures():
 ONE_ARM_GAMMA = [f"bench_train_one_arm_gamma095_{part}.json" for part in ("0", "1", "2_4_6_8", "3_5_7_9")]
 
 
+# REACHER_ONE_ARM before goal paths: the settings the gamma-0.95 files were made with.
+BEFORE_GOAL_PATHS = {"goal_paths": 0, "learn_updates": 10}
+
+
 def test_the_one_arm_over_ten_seeds():
-    """Report.md's and README's one-arm figures for today's REACHER_ONE_ARM, from its ten seeds' files,
-    made with today's settings."""
+    """Report.md's and README's one-arm figures for REACHER_ONE_ARM before goal paths, from its ten
+    seeds' files, made with those settings."""
     import numpy as np
 
     from ddpg.tasks import REACHER_ONE_ARM
 
+    before = {k: v for k, v in {**REACHER_ONE_ARM.config, **BEFORE_GOAL_PATHS}.items() if k != "goal_paths"}
     for name in ONE_ARM_GAMMA:
         bench = _bench(name)
         assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
-        assert {k: bench["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
+        assert {k: bench["config"][k] for k in before} == before and "goal_paths" not in bench["config"]
     seeds = _seeds(ONE_ARM_GAMMA)
     assert [s["seed"] for s in seeds] == list(range(10))
     solved = [s["solved_at"] for s in seeds]
@@ -789,7 +794,60 @@ def test_the_one_arm_over_ten_seeds():
     expect(f"is missed by {median - 150:g}, and the swings remain: over each run's last 100 episodes the standard "
            f"deviation is {min(x.std() for x in last):.1f}-{max(x.std() for x in last):.1f} and the lows "
            f"{min(x.min() for x in last):.1f}-{max(x.min() for x in last):.1f}", report)
-    expect(f"solved 10/10 seeds at a median of {median:g} episodes", ("README.md", README))
+    expect(f"{median:g} without goal paths", ("README.md", README))
+
+
+ONE_ARM_GOAL_PATHS = ["bench_train_one_arm_goal_paths4_u20_a.json", "bench_train_one_arm_goal_paths4_u20_b.json"]
+
+
+def _lowest_after_first_30(seed: dict) -> float:
+    means = seed["episode_means"]
+    return min(means[seed["first_30"] - 1:seed["solved_at"] or len(means)])
+
+
+def test_goal_paths_on_one_arm():
+    """Report.md's, README's, the notebook's and tasks.py's one-arm figures for today's REACHER_ONE_ARM
+    (goal paths), from its ten seeds' files, made with today's settings, against the settings before."""
+    from ddpg.tasks import REACHER_ONE_ARM
+
+    for name in ONE_ARM_GOAL_PATHS:
+        bench = _bench(name)
+        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
+        assert {k: bench["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
+    new, old = _seeds(ONE_ARM_GOAL_PATHS), _seeds(ONE_ARM_GAMMA)
+    assert [s["seed"] for s in new] == [s["seed"] for s in old] == list(range(10))
+    report = ("Report.md", REPORT)
+    for o, n in zip(old, new, strict=True):
+        expect(f"| {n['seed']} | {o['solved_at']}, {o['first_30']}, {_lowest_after_first_30(o):.2f} | {n['solved_at']}, "
+               f"{n['first_30']}, {_lowest_after_first_30(n):.2f} | {n['wall_s']:.1f} s |", report)
+
+    def medians(seeds: list[dict]) -> tuple:
+        return (statistics.median(s["solved_at"] for s in seeds), statistics.median(s["first_30"] for s in seeds),
+                statistics.median(_lowest_after_first_30(s) for s in seeds))
+
+    (solved, first, low), (solved0, first0, low0) = medians(new), medians(old)
+    wall = statistics.median(s["wall_s"] for s in new)
+    expect(f"| **median** | **{solved0:g}**, {first0:g}, {low0:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
+           f"{wall:.1f} s |", report)
+    gains = [o["solved_at"] - n["solved_at"] for o, n in zip(old, new, strict=True)]
+    assert min(gains) > 0 and all(s["solved_at"] is not None for s in new)
+    expect(f"Every seed solved earlier, by {min(gains)} to {max(gains)} episodes: 10/10 at a median of {solved:g} "
+           f"against {solved0:g}, the worst {max(s['solved_at'] for s in new)} against "
+           f"{max(s['solved_at'] for s in old)}, and the arm first scored 30 at a median episode of {first:g} "
+           f"against {first0:g}", report)
+    rose = sum(_lowest_after_first_30(n) > _lowest_after_first_30(o) for o, n in zip(old, new, strict=True))
+    expect(f"rose on {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][rose]} seeds "
+           f"and fell on {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][10 - rose]}; "
+           f"its median is {low:.2f} against {low0:.2f}", report)
+    expect(f"is missed by {solved - 130:g} episodes, and the median run's lowest episode after its first 30 "
+           f"({low:.2f}) is below the 25 asked", report)
+    nine = _bench("bench_train_one_arm_goal_paths9_u20_screen.json")
+    assert nine["config"]["goal_paths"] == 9 and nine["config"]["learn_updates"] == 20
+    expect(f"Nine goal paths solved seed 0 at {nine['seeds'][0]['solved_at']} (four: {new[0]['solved_at']};", report)
+    expect(f"solved 10/10 seeds at a median of {solved:g} episodes", ("README.md", README))
+    versions = "".join(json.loads((ROOT / "Continuous_Control.ipynb").read_text())["cells"][1]["source"])
+    assert f"a median of {solved:g} over ten seeds" in flat(versions)
+    assert f"(median {solved:g} episodes against" in flat((ROOT / "ddpg" / "tasks.py").read_text().replace("#", ""))
 
 
 def test_the_equal_step_comparison_is_its_results_file():
