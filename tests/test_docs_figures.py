@@ -844,6 +844,22 @@ def test_goal_paths_on_one_arm():
     nine = _bench("bench_train_one_arm_goal_paths9_u20_screen.json")
     assert nine["config"]["goal_paths"] == 9 and nine["config"]["learn_updates"] == 20
     expect(f"Nine goal paths solved seed 0 at {nine['seeds'][0]['solved_at']} (four: {new[0]['solved_at']};", report)
+    # the wall-clock, both settings side by side in one sitting: the same episodes as the ten-seed runs
+    pair = {key: _bench(f"bench_train_one_arm_pair_{key}.json") for key in ("goal_paths", "before_goal_paths")}
+    assert pair["goal_paths"]["config"] == {**pair["goal_paths"]["config"], **REACHER_ONE_ARM.config}
+    assert pair["before_goal_paths"]["config"]["learn_updates"] == 10
+    assert "goal_paths" not in pair["before_goal_paths"]["config"]
+    now, then = pair["goal_paths"]["seeds"], pair["before_goal_paths"]["seeds"]
+    assert [s["solved_at"] for s in now] == [s["solved_at"] for s in new[:2]]
+    assert [s["solved_at"] for s in then] == [s["solved_at"] for s in old[:2]]
+    expect(f"{now[0]['solved_at']} and {now[1]['solved_at']} in {now[0]['wall_s']:.1f} and {now[1]['wall_s']:.1f} s, "
+           f"against {then[0]['solved_at']} and {then[1]['solved_at']} in {then[0]['wall_s']:.1f} and "
+           f"{then[1]['wall_s']:.1f} s", report)
+    ratios = [a["wall_s"] / b["wall_s"] for a, b in zip(now, then, strict=True)]
+    assert all(round(r, 1) == 1.5 for r in ratios)
+    fewer = sorted(b["solved_at"] - a["solved_at"] for a, b in zip(now, then, strict=True))
+    expect(f"1.5 times the wall-clock for {fewer[0]}-{fewer[1]} fewer episodes", report)
+    expect("in about 1.5 times the wall-clock (seeds 0 and 1 side by side)", ("README.md", README))
     expect(f"solved 10/10 seeds at a median of {solved:g} episodes", ("README.md", README))
     versions = "".join(json.loads((ROOT / "Continuous_Control.ipynb").read_text())["cells"][1]["source"])
     assert f"a median of {solved:g} over ten seeds" in flat(versions)

@@ -105,6 +105,10 @@ def test_relabelled_transitions_are_the_episode_against_consistent_goal_paths(ep
                                discounts.reshape(t, -1), atol=1e-12)
     np.testing.assert_array_equal(s2[:-3], s[3:])
     assert goal_paths.transitions() is None  # the record was cleared
+    for i in range(2):  # an episode shorter than n_step: each return sums the steps there are
+        goal_paths.record(states[i], actions[i], states[i + 1])
+    short = goal_paths.transitions()
+    assert short[2].shape == (2 * paths * n,) and np.all(short[4].reshape(2, -1)[0] == 0.9 ** 2)
 
 
 def test_the_agent_stores_each_episode_again_and_the_fast_learner_runs_it() -> None:

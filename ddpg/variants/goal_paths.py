@@ -123,7 +123,7 @@ class GoalPaths:
         relabelled[..., obs.GOAL_SPEED] = speeds
         span = np.minimum(np.arange(t) + self.n_step, t)  # the state each return bootstraps from
         returns = np.zeros_like(rewards)
-        for j in range(self.n_step):
+        for j in range(min(self.n_step, t)):  # an episode shorter than n steps sums what it has
             returns[:t - j] += self.gamma ** j * rewards[j:]
         discounts = self.gamma ** (span - np.arange(t)).astype(np.float64)
         rows = t * paths * n_arms
