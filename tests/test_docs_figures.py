@@ -1254,3 +1254,25 @@ def test_the_faster_critic_and_less_noise_on_one_arm():
     unsolved = [s["seed"] for s in sigma if s["solved_at"] is None]
     assert unsolved == [4] and len(sigma[4]["episode_means"]) == 300
     expect(f"earlier on {len(earlier)} of seeds 0-5, but seed 4 unsolved at 300", report)
+
+
+def test_faster_targets_on_twenty_arms():
+    """Report.md's tau-2e-2 paragraph, from its three files against the default's 20-seed files."""
+    names = [f"bench_train_candidate_tau2e-2_{part}.json" for part in ("0-4", "5-12", "13-19")]
+    for name in names:
+        bench = _bench(name)
+        assert bench["agents"] == 20 and bench["config"]["tau"] == 0.02 and bench["config"]["gamma"] == 0.95
+    tau, default = _seeds(names), _seeds(GAMMA_095)
+    assert [s["seed"] for s in tau] == [s["seed"] for s in default] == list(range(20))
+    solved = [s["solved_at"] for s in tau]
+    report = ("Report.md", REPORT)
+    expect(f"Seeds 0-19 solved at {', '.join(map(str, solved))} with a median of "
+           f"{statistics.median(s['updates'] for s in tau):,.0f} learner updates against the default's "
+           f"{statistics.median(s['updates'] for s in default):,.0f}", report)
+    fewer = sum(a["updates"] < b["updates"] for a, b in zip(tau, default, strict=True))
+    more = sum(a["updates"] > b["updates"] for a, b in zip(tau, default, strict=True))
+    expect(f"fewer on {fewer} seeds, more on {more}, and seeds 9 and 19 needed {tau[9]['updates']:,} and "
+           f"{tau[19]['updates']:,}", report)
+    late = [s for s in tau if s["solved_at"] > 102]
+    assert [s["seed"] for s in late] == [19]
+    expect(f"Seed 19 at {late[0]['solved_at']} misses the bar of 20/20 by episode 102", report)
