@@ -1276,3 +1276,18 @@ def test_faster_targets_on_twenty_arms():
     late = [s for s in tau if s["solved_at"] > 102]
     assert [s["seed"] for s in late] == [19]
     expect(f"Seed 19 at {late[0]['solved_at']} misses the bar of 20/20 by episode 102", report)
+
+
+def test_goal_paths_on_twenty_arms():
+    """Report.md's 20-arm goal-path screen, from its two files and the default's run beside the ensemble."""
+    names = ["bench_train_candidate_goal_paths1_0-2.json", "bench_train_candidate_goal_paths1_3-4.json"]
+    assert all(_bench(name)["config"]["goal_paths"] == 1 and _bench(name)["agents"] == 20 for name in names)
+    paths, default = _seeds(names), _bench("bench_train_default_beside_ensemble.json")["seeds"][:5]
+    assert [s["seed"] for s in paths] == [s["seed"] for s in default] == list(range(5))
+    assert all(s["solved_at"] == 100 for s in paths)
+    fewer = sum(a["updates"] < b["updates"] for a, b in zip(paths, default, strict=True))
+    words = ["no", "one", "two", "three", "four", "five"]
+    ours, theirs = [f"{s['updates']:,}" for s in paths], [f"{s['updates']:,}" for s in default]
+    expect(f"seeds 0-4 all solved at 100 with {', '.join(ours[:4])} and {ours[4]} updates, against "
+           f"{', '.join(theirs[:4])} and {theirs[4]} for the default", ("Report.md", REPORT))
+    expect(f"fewer on {words[fewer]} seeds, more on {words[5 - fewer]}", ("Report.md", REPORT))
