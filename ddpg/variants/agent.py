@@ -110,10 +110,8 @@ class VariantAgent(Agent):
                "eps": cfg.per_eps}
         if cfg.replay == "prioritized":
             self.memory = PrioritizedReplayBuffer(*buffer, **per)
-        self.goal_paths = GoalPaths(cfg.goal_paths, seed, cfg.n_step, cfg.gamma) if cfg.goal_paths else None
-        if self.goal_paths is not None and (state_size, action_size) != (33, 4):
-            raise ValueError(f"goal_paths reads the goal and the hand from Reacher's observation (33 values, 4 "
-                             f"actions); this task has {state_size} and {action_size}: leave goal_paths at 0")
+        self.goal_paths = GoalPaths(cfg.goal_paths, seed, cfg.n_step, cfg.gamma, (state_size, action_size)) \
+            if cfg.goal_paths else None
 
     def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
              next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:

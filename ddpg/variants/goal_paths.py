@@ -28,6 +28,7 @@ import numpy as np
 
 from reacher import observation as obs
 from reacher.environment import (
+    ACTION_SIZE,
     DEFAULT_RESET_PARAMETERS,
     PHYSICS_STEPS_PER_DECISION,
     REWARD_PER_PHYSICS_STEP,
@@ -75,7 +76,12 @@ class GoalPaths:
     """Keeps the episode's observations and actions; at its end, the same episode as n-step
     transitions against ``paths`` new goal paths per arm (``transitions``)."""
 
-    def __init__(self, paths: int, seed: int, n_step: int, gamma: float) -> None:
+    def __init__(self, paths: int, seed: int, n_step: int, gamma: float,
+                 sizes: tuple[int, int] = (obs.OBSERVATION_SIZE, ACTION_SIZE)) -> None:
+        if tuple(sizes) != (obs.OBSERVATION_SIZE, ACTION_SIZE):
+            raise ValueError(f"goal_paths reads the goal and the hand from Reacher's observation "
+                             f"({obs.OBSERVATION_SIZE} values, {ACTION_SIZE} actions); this task has {sizes[0]} "
+                             f"and {sizes[1]}: leave goal_paths at 0")
         self.paths, self.n_step, self.gamma = paths, n_step, gamma
         self.rng = np.random.default_rng([seed, 0x60A1])  # its own stream: the agent's draws stay as they are
         self.states = np.empty((0, 0, obs.OBSERVATION_SIZE), np.float32)  # (T + 1, N, 33), grown by doubling
