@@ -144,8 +144,8 @@ TASKS: dict[str, Task] = {
 # steadily. What one arm lacks most is goals: goal paths (ddpg/variants/goal_paths.py) store
 # each episode again against 4 more goal paths, and with them 20 updates every 20 steps (one
 # per decision) solved each of seeds 0-9 earlier than without (median 142 episodes against
-# 188), at about 1.5 times the wall-clock (Report.md, "One arm"). The schedule stays off: one arm's episodes are too noisy to call
-# a policy good from one of them.
+# 188), at about 1.5 times the wall-clock (Report.md, "One arm"). The schedule stays off: one
+# arm's episodes are too noisy to call a policy good from one of them.
 REACHER_ONE_ARM = Task(
     config={"lr_critic": 3e-4, "lr_actor": 3e-4, "tau": 3e-3, "noise_sigma": 0.1, "learn_updates": 20,
             "n_step": 1, "warmup": 2560, "critic_layer_norm": False, "gamma": 0.95, "goal_paths": 4},
