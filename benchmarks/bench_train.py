@@ -17,6 +17,10 @@ solved, the median, 90th percentile (nearest rank) and worst solved-at episode, 
 medians of the learner updates and the wall-clock to solve and of the first episode at 30.
 With --json the results file is rewritten after every seed; run the same command again
 after a stop and it continues with the seeds not yet in the file (other settings are refused).
+With --jobs N, N seeds train at once, each in its own process on one learner thread: on a
+machine with N free cores a distribution takes a fraction of the time, and each seed's
+episodes and updates are what it gives alone (its wall-clock then includes the cores' shared
+memory and caches, so compare wall-clocks only between runs made with the same --jobs).
 Episode counts do not depend on --threads or on other load (the two-thread learner is
 bitwise its one-thread self), so distributions may run beside other work; wall-clock
 comparisons need a quiet machine, in one sitting. The learner figure is the median
@@ -30,11 +34,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 import numpy as np
@@ -131,6 +138,69 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
             "episode_means": [round(float(m), 3) for m in means]}
 
 
+def _run_in_worker(seed: int, settings: tuple, results: Any) -> None:
+    torch.set_num_threads(1)  # as train.py; the fast learner's own threads are ``threads``
+    try:
+        results.put(run_seed(seed, *settings))
+    except BaseException as exc:  # a stop before train() began, or a failure: say which seed
+        results.put({"seed": seed, "error": f"{type(exc).__name__}: {exc}"})
+
+
+def _runs(seeds: list[int], settings: tuple, jobs: int) -> Iterator[dict]:
+    """``run_seed`` for each seed: one after the other in this process, or ``jobs`` at a time,
+    each in a fresh process (spawned: nothing of this process's threads or state is
+    inherited), the results as they finish. A seed's episodes are the same either way.
+
+    A stop: Ctrl-C (and a closed terminal's SIGHUP) reaches every process of the group, and
+    each worker's train() stops its seed and returns what it has, which main() leaves out; a
+    SIGTERM sent to this process alone is passed on to the workers. No seed starts after a
+    stop, and this process goes on collecting, so the seeds that finished are written."""
+    if jobs == 1 or len(seeds) <= 1:
+        for seed in seeds:
+            yield run_seed(seed, *settings)
+        return
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    waiting, running = list(seeds), {}
+    stops: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stops.append(signum)
+        if signum == signal.SIGTERM:
+            for process in running.values():
+                os.kill(process.pid, signum)
+
+    wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    previous = {sig: signal.signal(sig, on_signal) for sig in wanted}
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs and not stops:
+                seed = waiting.pop(0)
+                running[seed] = context.Process(target=_run_in_worker, args=(seed, settings, queue), daemon=True)
+                running[seed].start()
+            if not running:
+                break
+            try:
+                r = queue.get(timeout=1.0)
+            except Empty:
+                gone = [seed for seed, process in running.items() if not process.is_alive() and queue.empty()]
+                if gone:
+                    raise RuntimeError(f"the process training seed {gone[0]} ended without a result "
+                                       f"(exit code {running[gone[0]].exitcode})") from None
+                continue
+            running.pop(r["seed"]).join()
+            if "error" in r:
+                if stops:  # stopped before its training began
+                    continue
+                raise RuntimeError(f"seed {r['seed']} failed: {r['error']}")
+            yield r
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        for process in running.values():
+            process.terminate()
+
+
 def seed_list(text: str, first_seed: int = 0) -> list[int]:
     """--seeds: a count N (N seeds from ``first_seed`` on, as before), or seeds and inclusive
     ranges separated by commas: '0-19', '0,3,7', '0-4,10'. Raises ArgumentTypeError."""
@@ -206,8 +276,12 @@ def main(argv: list[str] | None = None) -> int:
                         "one arm: tasks.REACHER_ONE_ARM's, off)")
     p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"updates per learning step while good (default {GOOD_UPDATES})")
-    p.add_argument("--threads", type=int, choices=(1, 2), default=2,
-                   help="fast learner's threads while training (the same numbers either way; default 2)")
+    p.add_argument("--threads", type=int, choices=(1, 2), default=None,
+                   help="fast learner's threads while training (the same numbers either way; default 2, "
+                        "1 with --jobs above 1)")
+    p.add_argument("--jobs", type=positive_int, default=1,
+                   help="seeds trained at once, each in its own process (default 1); on a machine with more "
+                        "cores, a distribution in a fraction of the time, each seed's numbers the same")
     p.add_argument("--updates-only", action="store_true", help="only measure the learner")
     p.add_argument("--skip-updates", action="store_true", help="skip the learner measurement")
     p.add_argument("--show-curve", action="store_true",
@@ -216,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reproducible", action="store_true",
                    help="train as train.py --reproducible does: the math libraries pinned to their AVX2 paths")
     args = p.parse_args(argv)
+    if args.threads is None:
+        args.threads = 2 if args.jobs == 1 else 1
+    if args.jobs * args.threads > (os.cpu_count() or 1):
+        print(f"# warning: {args.jobs} job(s) of {args.threads} thread(s) on {os.cpu_count()} CPUs: the seeds' "
+              "wall-clocks will include waiting for a CPU", file=sys.stderr)
     try:
         seeds = seed_list(args.seeds, args.first_seed)
     except argparse.ArgumentTypeError as exc:
@@ -251,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"command": command, "learner": args.learner, "config": config.to_dict(),
                     "schedule": {"good_score": args.good_score, "good_updates": args.good_updates},
                     "agents": args.agents,
-                    "threads": args.threads, "git_commit": git_commit(), "reproducible": reproducible.active(),
+                    "threads": args.threads, "jobs": args.jobs, "git_commit": git_commit(), "reproducible": reproducible.active(),
                     "machine": reproducible.machine(),
                     **({"device": describe(torch.device(device))} if device != "cpu" else {})}
 
@@ -267,15 +346,19 @@ def main(argv: list[str] | None = None) -> int:
             results = [r for r in earlier.get("seeds", []) if r["seed"] in seeds]
             if results:
                 print(f"# continuing {args.json}: seeds {[r['seed'] for r in results]} already run")
-        for seed in (s for s in seeds if s not in {r["seed"] for r in results}):
-            r = run_seed(seed, config, args.max_episodes, args.agents, args.learner,
-                         args.good_score, args.good_updates, args.threads, device)
+        todo = [s for s in seeds if s not in {r["seed"] for r in results}]
+        settings = (config, args.max_episodes, args.agents, args.learner, args.good_score, args.good_updates,
+                    args.threads, device)
+        for r in _runs(todo, settings, args.jobs):
+            seed = r["seed"]
             if r["solved_at"] is None and r["episodes"] < args.max_episodes:
                 # train() ends a run early only when solved, or when Ctrl-C / SIGTERM stops it
                 print(f"seed {seed} was stopped by a signal after {r['episodes']} episodes; not written "
-                      f"(the seeds before it are{' in ' + args.json if args.json else ' not kept without --json'})",
+                      f"(the seeds finished before it are{' in ' + args.json if args.json else ' not kept without --json'})",
                       file=sys.stderr)
-                return 130
+                if args.jobs == 1:
+                    return 130
+                continue  # the other jobs stop too (the signal reaches them all); keep what finished
             results.append(r)
             print(_seed_line(r, args.max_episodes), flush=True)
             print("  time: " + ", ".join(f"{k} {v:.1f}s ({v / r['wall_s']:.0%})" for k, v in r["seconds"].items()),
@@ -288,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:  # seed by seed, so that a stopped sweep continues where it stopped
                 Path(args.json).parent.mkdir(parents=True, exist_ok=True)
                 write_json(args.json, {**report, "seeds": results, **distribution(results)})
+        missing = [s for s in seeds if s not in {r["seed"] for r in results}]
+        if missing:  # with --jobs, a stop leaves out the seeds it stopped and those not yet begun
+            print(f"not written (stopped): seeds {', '.join(map(str, missing))}", file=sys.stderr)
+            return 130
         summary = distribution(results)
         report.update(seeds=results, **summary)
         unsolved = "unsolved"

@@ -152,3 +152,33 @@ def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, mo
     assert "act gap" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         diagnose_batch_norm.main(["--config", '{"n_step": 3}'])  # no batch norm: nothing to probe
+
+
+def test_jobs_give_each_seed_what_it_gives_alone(tmp_path) -> None:
+    """--jobs trains seeds in separate processes at once: each seed's episodes and updates are
+    those of the same seed trained alone, and the file lists the seeds in order."""
+    from benchmarks import bench_train
+
+    small = json.dumps({"warmup": 2000, "learn_updates": 2, "buffer_size": 50_000})
+    figures = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs{jobs}.json"
+        args = ["--seeds", "1,0", "--skip-updates", "--max-episodes", "2", "--config", small,
+                "--jobs", str(jobs), "--json", str(out)]
+        assert bench_train.main(args) == 0
+        figures[jobs] = json.loads(out.read_text())
+    assert figures[2]["jobs"] == 2 and figures[2]["threads"] == 1 and figures[1]["threads"] == 2
+    for report in figures.values():
+        assert [r["seed"] for r in report["seeds"]] == [1, 0]
+    alone, together = figures[1]["seeds"], figures[2]["seeds"]
+    assert [r["updates"] for r in together] == [r["updates"] for r in alone] and alone[0]["updates"] > 0
+    assert [r["episode_means"] for r in together] == [r["episode_means"] for r in alone]
+    assert alone[0]["episode_means"] != alone[1]["episode_means"]  # the seeds differ: the check has teeth
+
+
+def test_a_seed_that_fails_in_a_job_is_named() -> None:
+    from benchmarks import bench_train
+
+    broken = (None, 2, 20, "no-such-learner", 33.0, 0, 1, "cpu")  # run_seed fails in the worker
+    with pytest.raises(RuntimeError, match=r"seed [01] failed: \w+"):
+        list(bench_train._runs([0, 1], broken, jobs=2))
