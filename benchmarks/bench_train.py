@@ -184,9 +184,11 @@ def _runs(seeds: list[int], settings: tuple, jobs: int) -> Iterator[dict]:
                 r = queue.get(timeout=1.0)
             except Empty:
                 gone = [seed for seed, process in running.items() if not process.is_alive() and queue.empty()]
-                if gone:
+                if gone and not stops:
                     raise RuntimeError(f"the process training seed {gone[0]} ended without a result "
                                        f"(exit code {running[gone[0]].exitcode})") from None
+                for seed in gone:  # a stop reached it before train() began: nothing to keep
+                    running.pop(seed).join()
                 continue
             running.pop(r["seed"]).join()
             if "error" in r:
