@@ -7,6 +7,7 @@
     .venv/bin/python benchmarks/bench_train.py --config '{"critic_layer_norm": true}'   # a candidate
     .venv/bin/python benchmarks/bench_train.py --agents 1 --max-episodes 500   # one arm (tasks.REACHER_ONE_ARM)
     .venv/bin/python benchmarks/bench_train.py --seeds 0-19 --skip-updates --json sweep.json   # a distribution
+    .venv/bin/python benchmarks/bench_train.py --seeds 0-19 --skip-updates --jobs 16 --json sweep.json   # on 16 cores
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
 average of the per-episode mean over agents is >= 30, so E >= 100), the first episode whose

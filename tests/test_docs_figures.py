@@ -1291,3 +1291,74 @@ def test_goal_paths_on_twenty_arms():
     expect(f"seeds 0-4 all solved at 100 with {', '.join(ours[:4])} and {ours[4]} updates, against "
            f"{', '.join(theirs[:4])} and {theirs[4]} for the default", ("Report.md", REPORT))
     expect(f"fewer on {words[fewer]} seeds, more on {words[5 - fewer]}", ("Report.md", REPORT))
+
+
+def _h200_common(names: list[str]) -> tuple[list[int], list[dict[int, dict]]]:
+    """The seeds every sweep of the 16-run GPU call finished, and each sweep's runs by seed."""
+    sweeps = [{s["seed"]: s for s in _bench(name)["seeds"]} for name in names]
+    return sorted(set.intersection(*(set(sweep) for sweep in sweeps))), sweeps
+
+
+def test_larger_batches_on_twenty_arms():
+    """Report.md's batch-size paragraph and the tuning log's GPU-machine table, from their files."""
+    report, log = ("Report.md", REPORT), ("tuning_log.md", (RESULTS / "tuning_log.md").read_text())
+    # The screens that learned later in episodes.
+    for name, batch in (("bench_train_candidate_u10_batch512_tau2e-2_0-4.json", 512),
+                        ("bench_train_candidate_u5_batch1024_tau4e-2_0-4.json", 1024)):
+        bench = _bench(name)
+        assert bench["config"]["batch_size"] == batch and bench["seeds"][2]["solved_at"] is None
+    ranges = []
+    for name in ("bench_train_candidate_u10_batch512_tau2e-2_0-4.json", "bench_train_candidate_u5_batch1024_tau4e-2_0-4.json"):
+        solved = [s["updates"] for s in _bench(name)["seeds"] if s["solved_at"] is not None]
+        ranges.append(f"{min(solved):,}-{max(solved):,}")
+    expect(f"counted {ranges[0]} and {ranges[1]} updates on the seeds that solved", report)
+    assert _bench("bench_train_candidate_lr2e-3_stopped.json")["seeds"][0]["solved_at"] is None
+    n5 = _bench("bench_train_candidate_nstep5_stopped.json")["seeds"]
+    expect(f"5-step returns needed {n5[0]['updates']:,} and {n5[1]['updates']:,} updates on seeds 0 and 1", report)
+    # Batch 512, tau 1.5e-2 over seeds 0-9 against the default's 20-seed files.
+    bench = _bench("bench_train_candidate_batch512_tau1.5e-2_0-9.json")
+    assert bench["config"]["batch_size"] == 512 and bench["config"]["tau"] == 0.015 and bench["agents"] == 20
+    ours, default = bench["seeds"], _seeds(GAMMA_095)[:10]
+    assert [s["seed"] for s in ours] == [s["seed"] for s in default] == list(range(10))
+    assert all(s["solved_at"] == 100 for s in ours)
+    fewer = sum(a["updates"] < b["updates"] for a, b in zip(ours, default, strict=True))
+    more = sum(a["updates"] > b["updates"] for a, b in zip(ours, default, strict=True))
+    expect(f"all solved at 100, with a median of {statistics.median(s['updates'] for s in ours):,.0f} updates "
+           f"against {statistics.median(s['updates'] for s in default):,.0f} for the default on the same seeds, "
+           f"fewer on {fewer} seeds and more on {more}", report)
+    # What an update costs: the file's one-thread rates.
+    costs = (RESULTS / "update_costs_batch512.txt").read_text()
+    one = {b: sorted(int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)) for b in (256, 512)}
+    assert len(one[256]) == len(one[512]) == 3
+    expect(f"{one[512][0]}-{one[512][-1]} a second on one thread against {one[256][0]}-{one[256][-1]} for the default's", report)
+    # The pair in one sitting.
+    pair = _bench("bench_train_pair_batch512_tau1.5e-2.json")["seeds"]
+    beside = _bench("bench_train_pair_default_beside_batch512.json")["seeds"]
+    assert [s["seed"] for s in pair] == [s["seed"] for s in beside] == list(range(5))
+
+    def runs(seeds: list[dict]) -> str:
+        solved = ", ".join(str(s["solved_at"]) for s in seeds)
+        updates = ", ".join(f"{s['updates']:,}" for s in seeds)
+        return f"{solved} with {updates} updates in a median of {statistics.median(s['wall_s'] for s in seeds):.1f} s"
+    expect(runs(pair), report)
+    expect(runs(beside).replace(" in a median of ", " in "), report)
+    assert statistics.median(s["wall_s"] for s in pair) < statistics.median(s["wall_s"] for s in beside)
+    # Sixteen runs sharing one H200: the seeds all four sweeps finished.
+    parts = ["default", "tau1.5e-2", "batch512_tau2e-2", "batch512_tau1.5e-2"]
+    names = [f"bench_train_h200_shared16_{part}.json" for part in parts]
+    assert all(_bench(name)["learner"] == "graph-overlap" and _bench(name)["jobs"] == 4 for name in names)
+    common, sweeps = _h200_common(names)
+    assert common == [*range(12), 13]
+    figures = {}
+    for part, sweep in zip(parts, sweeps, strict=True):
+        runs_ = [sweep[s] for s in common]
+        by_102 = sum(r["solved_at"] is not None and r["solved_at"] <= 102 for r in runs_)
+        updates = statistics.median(r["updates"] if r["solved_at"] else 10**9 for r in runs_)
+        figures[part] = (by_102, updates, statistics.median(r["wall_s"] for r in runs_))
+        expect(f"{by_102}/13", log)
+        expect(f"| {updates:,.0f} | {figures[part][2]:.1f} s |", log)
+    unsolved = [s for s in common if sweeps[0][s]["solved_at"] is None]
+    ours, theirs = figures["batch512_tau1.5e-2"], figures["default"]
+    expect(f"solved {ours[0]}/13 by episode 102 with a median of {ours[1]:,.0f} updates and {ours[2]:.1f} s, "
+           f"against the default's {theirs[0]}/13 (seeds {unsolved[0]} and {unsolved[1]} unsolved at 105), "
+           f"{theirs[1]:,.0f} updates and {theirs[2]:.1f} s", report)
