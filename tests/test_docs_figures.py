@@ -1357,8 +1357,19 @@ def test_larger_batches_on_twenty_arms():
         figures[part] = (by_102, updates, statistics.median(r["wall_s"] for r in runs_))
         expect(f"{by_102}/13", log)
         expect(f"| {updates:,.0f} | {figures[part][2]:.1f} s |", log)
+    per_update = {part: statistics.median(1000 * sweep[s]["seconds"]["learning"] / sweep[s]["updates"] for s in common)
+                  for part, sweep in zip(parts, sweeps, strict=True)}
+    expect(f"a batch-512 update took a median of {per_update['batch512_tau1.5e-2']:.2f} ms of learning against the "
+           f"default's {per_update['default']:.2f} ms "
+           f"({per_update['batch512_tau1.5e-2'] / per_update['default']:.1f} times", report)
+    in_turn = {b: [int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)] for b in (256, 512)}
+    ratios = [a / b for a, b in zip(in_turn[256], in_turn[512], strict=True)]  # the runs alternated
+    expect(f"where this CPU's single thread takes {min(ratios):.1f}-{max(ratios):.1f} times", report)
     unsolved = [s for s in common if sweeps[0][s]["solved_at"] is None]
     ours, theirs = figures["batch512_tau1.5e-2"], figures["default"]
     expect(f"solved {ours[0]}/13 by episode 102 with a median of {ours[1]:,.0f} updates and {ours[2]:.1f} s, "
            f"against the default's {theirs[0]}/13 (seeds {unsolved[0]} and {unsolved[1]} unsolved at 105), "
            f"{theirs[1]:,.0f} updates and {theirs[2]:.1f} s", report)
+    expect(f"all 13 solved by episode 102, with a median of {ours[1]:,.0f} updates and {ours[2]:.1f} s, where the "
+           f"default solved {theirs[0]} of them by 102 (two were unsolved at 105) with {theirs[1]:,.0f} updates and "
+           f"{theirs[2]:.1f} s", ("README.md", README))
