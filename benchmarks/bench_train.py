@@ -33,6 +33,7 @@ learner and, for the fast one, the same learner on one thread.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing
@@ -169,7 +170,8 @@ def _runs(seeds: list[int], settings: tuple, jobs: int) -> Iterator[dict]:
         stops.append(signum)
         if signum == signal.SIGTERM:
             for process in running.values():
-                os.kill(process.pid, signum)
+                with contextlib.suppress(ProcessLookupError):  # it may have just finished
+                    os.kill(process.pid, signum)
 
     wanted = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
     previous = {sig: signal.signal(sig, on_signal) for sig in wanted}
