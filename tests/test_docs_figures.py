@@ -1326,6 +1326,17 @@ def test_larger_batches_on_twenty_arms():
     expect(f"all solved at 100, with a median of {statistics.median(s['updates'] for s in ours):,.0f} updates "
            f"against {statistics.median(s['updates'] for s in default):,.0f} for the default on the same seeds, "
            f"fewer on {fewer} seeds and more on {more}", report)
+    rest = _bench("bench_train_candidate_batch512_tau1.5e-2_10-19.json")
+    assert rest["config"] == bench["config"] and rest["jobs"] == 2
+    twenty, default20 = ours + rest["seeds"], _seeds(GAMMA_095)
+    assert [s["seed"] for s in twenty] == [s["seed"] for s in default20] == list(range(20))
+    assert all(s["solved_at"] == 100 for s in twenty)
+    fewer = sum(a["updates"] < b["updates"] for a, b in zip(twenty, default20, strict=True))
+    more = sum(a["updates"] > b["updates"] for a, b in zip(twenty, default20, strict=True))
+    med, med_default = (statistics.median(s["updates"] for s in runs_) for runs_ in (twenty, default20))
+    expect(f"20/20 at episode 100 and a median of {med:,.0f} updates against the default's {med_default:,.0f} "
+           f"(fewer on {fewer} seeds, more on {more})", report)
+    expect(f"whether {round(100 * (1 - med / med_default))}% fewer of them repay", report)
     # What an update costs: the file's one-thread rates.
     costs = (RESULTS / "update_costs_batch512.txt").read_text()
     one = {b: sorted(int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)) for b in (256, 512)}
