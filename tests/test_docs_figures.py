@@ -1353,6 +1353,8 @@ def test_larger_batches_on_twenty_arms():
     expect(f"it took a median of {walls['ours']:.1f} s against {walls['default']:.1f} s ({ups['ours']:,.0f} updates "
            f"against {ups['default']:,.0f}), slower on {slower} of the {len(paired)} seeds", report)
     expect(f"{verdict} their cost here", report)
+    expect(f"seeds 0-{paired[-1]} beside the default: a median of {walls['ours']:.1f} s against "
+           f"{walls['default']:.1f} s", ("README.md", README))
     # What an update costs: the file's one-thread rates.
     costs = (RESULTS / "update_costs_batch512.txt").read_text()
     one = {b: sorted(int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)) for b in (256, 512)}
