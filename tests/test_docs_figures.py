@@ -1357,7 +1357,8 @@ def test_larger_batches_on_twenty_arms():
            f"{walls['default']:.1f} s", ("README.md", README))
     # What an update costs: the file's one-thread rates.
     costs = (RESULTS / "update_costs_batch512.txt").read_text()
-    one = {b: sorted(int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)) for b in (256, 512)}
+    in_turn = {b: [int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)] for b in (256, 512)}
+    one = {b: sorted(rates) for b, rates in in_turn.items()}
     assert len(one[256]) == len(one[512]) == 3
     expect(f"{one[512][0]}-{one[512][-1]} a second on one thread against {one[256][0]}-{one[256][-1]} for the default's", report)
     # The pair in one sitting.
@@ -1391,7 +1392,6 @@ def test_larger_batches_on_twenty_arms():
     expect(f"a batch-512 update took a median of {per_update['batch512_tau1.5e-2']:.2f} ms of learning against the "
            f"default's {per_update['default']:.2f} ms "
            f"({per_update['batch512_tau1.5e-2'] / per_update['default']:.1f} times", report)
-    in_turn = {b: [int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)] for b in (256, 512)}
     ratios = [a / b for a, b in zip(in_turn[256], in_turn[512], strict=True)]  # the runs alternated
     expect(f"where this CPU's single thread takes {min(ratios):.1f}-{max(ratios):.1f} times", report)
     unsolved = [s for s in common if sweeps[0][s]["solved_at"] is None]
