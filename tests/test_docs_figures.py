@@ -798,6 +798,7 @@ def test_the_one_arm_over_ten_seeds():
 
 
 ONE_ARM_GOAL_PATHS = ["bench_train_one_arm_goal_paths4_u20_a.json", "bench_train_one_arm_goal_paths4_u20_b.json"]
+ONE_ARM_NINE_PATHS = [f"bench_train_one_arm_goal_paths9_u20_{part}.json" for part in ("1", "a", "b")]
 
 
 def _lowest_after_first_30(seed: dict) -> float:
@@ -806,14 +807,15 @@ def _lowest_after_first_30(seed: dict) -> float:
 
 
 def test_goal_paths_on_one_arm():
-    """Report.md's, README's, the notebook's and tasks.py's one-arm figures for today's REACHER_ONE_ARM
-    (goal paths), from its ten seeds' files, made with today's settings, against the settings before."""
+    """Report.md's and README's one-arm figures for four goal paths (REACHER_ONE_ARM from commit
+    e9842a7 until nine paths), from its ten seeds' files, against the settings before."""
     from ddpg.tasks import REACHER_ONE_ARM
 
+    four = {**REACHER_ONE_ARM.config, "goal_paths": 4}
     for name in ONE_ARM_GOAL_PATHS:
         bench = _bench(name)
         assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
-        assert {k: bench["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
+        assert {k: bench["config"][k] for k in four} == four
     new, old = _seeds(ONE_ARM_GOAL_PATHS), _seeds(ONE_ARM_GAMMA)
     assert [s["seed"] for s in new] == [s["seed"] for s in old] == list(range(10))
     report = ("Report.md", REPORT)
@@ -846,7 +848,7 @@ def test_goal_paths_on_one_arm():
     expect(f"Nine goal paths solved seed 0 at {nine['seeds'][0]['solved_at']} (four: {new[0]['solved_at']};", report)
     # the wall-clock, both settings side by side in one sitting: the same episodes as the ten-seed runs
     pair = {key: _bench(f"bench_train_one_arm_pair_{key}.json") for key in ("goal_paths", "before_goal_paths")}
-    assert pair["goal_paths"]["config"] == {**pair["goal_paths"]["config"], **REACHER_ONE_ARM.config}
+    assert pair["goal_paths"]["config"] == {**pair["goal_paths"]["config"], **four}
     assert pair["before_goal_paths"]["config"]["learn_updates"] == 10
     assert "goal_paths" not in pair["before_goal_paths"]["config"]
     now, then = pair["goal_paths"]["seeds"], pair["before_goal_paths"]["seeds"]
@@ -859,11 +861,74 @@ def test_goal_paths_on_one_arm():
     assert all(round(r, 1) == 1.5 for r in ratios)
     fewer = sorted(b["solved_at"] - a["solved_at"] for a, b in zip(now, then, strict=True))
     expect(f"1.5 times the wall-clock for {fewer[0]}-{fewer[1]} fewer episodes", report)
-    expect("in about 1.5 times the wall-clock (seeds 0 and 1 side by side)", ("README.md", README))
+    expect("goal paths cost about 1.5 times the wall-clock of none (seeds 0 and 1 side by side)", ("README.md", README))
+    expect(f"{solved:g} with 4 goal paths, {solved0:g} without goal paths", ("README.md", README))
+    assert f"(median {solved:g} episodes against {solved0:g})" in flat((ROOT / "ddpg" / "tasks.py").read_text().replace("#", ""))
+
+
+def test_nine_goal_paths_on_one_arm():
+    """Report.md's, README's, the notebook's and tasks.py's one-arm figures for today's REACHER_ONE_ARM
+    (nine goal paths), from its ten seeds' files, made with today's settings, against four paths."""
+    from ddpg.tasks import REACHER_ONE_ARM
+
+    for name in ONE_ARM_NINE_PATHS:
+        bench = _bench(name)
+        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
+        assert {k: bench["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
+    nine, four = _seeds(ONE_ARM_NINE_PATHS), _seeds(ONE_ARM_GOAL_PATHS)
+    assert [s["seed"] for s in nine] == [s["seed"] for s in four] == list(range(10))
+    assert all(s["solved_at"] is not None for s in nine)
+    screen = _bench("bench_train_one_arm_goal_paths9_u20_screen.json")["seeds"][0]
+    assert screen["solved_at"] == nine[0]["solved_at"] and screen["episode_means"] == nine[0]["episode_means"]
+    report = ("Report.md", REPORT)
+    for f, n in zip(four, nine, strict=True):
+        expect(f"| {n['seed']} | {f['solved_at']}, {f['first_30']}, {_lowest_after_first_30(f):.2f} | {n['solved_at']}, "
+               f"{n['first_30']}, {_lowest_after_first_30(n):.2f} | {n['wall_s']:.1f} s |", report)
+    lows = [_lowest_after_first_30(s) for s in nine]
+    solved, first, low = (statistics.median(s["solved_at"] for s in nine), statistics.median(s["first_30"] for s in nine),
+                          statistics.median(lows))
+    solved4, first4, low4 = (statistics.median(s["solved_at"] for s in four), statistics.median(s["first_30"] for s in four),
+                             statistics.median(_lowest_after_first_30(s) for s in four))
+    expect(f"| **median** | **{solved4:g}**, {first4:g}, {low4:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
+           f"{statistics.median(s['wall_s'] for s in nine):.1f} s |", report)
+    later = [(n["seed"], n["solved_at"] - f["solved_at"]) for f, n in zip(four, nine, strict=True)
+             if n["solved_at"] > f["solved_at"]]
+    assert [seed for seed, _ in later] == [2, 3, 6]
+    expect(f"Nine paths solved 10/10 at a median of {solved:g} episodes against {solved4:g}, earlier on seven seeds and "
+           f"later on three (seeds 2, 3 and 6, by {later[0][1]}, {later[1][1]} and {later[2][1]} episodes), the worst "
+           f"{max(s['solved_at'] for s in nine)} against {max(s['solved_at'] for s in four)}", report)
+    rose = sum(_lowest_after_first_30(n) > _lowest_after_first_30(f) for f, n in zip(four, nine, strict=True))
+    assert rose == 7 and sum(x < 25 for x in lows) == 5
+    expect(f"its median from {low4:.2f} to {low:.2f}; five of the ten runs still had an episode below 25", report)
+    middle = sorted(nine, key=lambda s: s["solved_at"])[4:6]
+    expect(f"(seeds {middle[0]['seed']} and {middle[1]['seed']}, solved at {middle[0]['solved_at']} and "
+           f"{middle[1]['solved_at']}: lows of {_lowest_after_first_30(middle[0]):.2f} and "
+           f"{_lowest_after_first_30(middle[1]):.2f})", report)
+    assert min(_lowest_after_first_30(s) for s in middle) >= 25 and low >= 25
+    expect(f"the median solved-at, {solved:g}, misses the 130 asked by {solved - 130:g} episodes", report)
+    # the wall-clock, four and nine paths side by side in one sitting: the same episodes as the ten-seed runs
+    pair9, pair4 = (_bench(f"bench_train_one_arm_pair_goal_paths{key}.json")["seeds"] for key in ("9", "4_beside9"))
+    assert _bench("bench_train_one_arm_pair_goal_paths4_beside9.json")["config"]["goal_paths"] == 4
+    assert _bench("bench_train_one_arm_pair_goal_paths9.json")["config"] == {
+        **_bench("bench_train_one_arm_pair_goal_paths9.json")["config"], **REACHER_ONE_ARM.config}
+    assert [s["solved_at"] for s in pair9] == [s["solved_at"] for s in nine[:2]]
+    assert [s["solved_at"] for s in pair4] == [s["solved_at"] for s in four[:2]]
+    expect(f"nine paths solved at the table's episodes, {pair9[0]['solved_at']} and {pair9[1]['solved_at']}, in "
+           f"{pair9[0]['wall_s']:.1f} and {pair9[1]['wall_s']:.1f} s, against {pair4[0]['solved_at']} and "
+           f"{pair4[1]['solved_at']} in {pair4[0]['wall_s']:.1f} and {pair4[1]['wall_s']:.1f} s", report)
+    per_episode = [s["wall_s"] / s["solved_at"] for s in pair9 + pair4]
+    expect(f"the same {min(per_episode):.1f}-{max(per_episode):.1f} s an episode", report)
+    assert all(a["wall_s"] < b["wall_s"] for a, b in zip(pair9, pair4, strict=True))
+    late = sum(s["wall_s"] for s in pair4) - sum(s["wall_s"] for s in pair9)
+    expect(f"finished about {round(late, -1):.0f} s later", report)
+    rates = _bench("bench_train_one_arm_goal_paths9_rates20_screen.json")
+    assert rates["config"]["goal_paths"] == 9 and rates["config"]["lr_critic"] == rates["config"]["lr_actor"] == 1e-3
+    assert rates["seeds"][0]["solved_at"] is None and rates["max_episodes"] == 200
+    expect(f"left seed 0 unsolved at 200, its last 100 episodes averaging {rates['seeds'][0]['final_avg100']:.2f}", report)
     expect(f"solved 10/10 seeds at a median of {solved:g} episodes", ("README.md", README))
     versions = "".join(json.loads((ROOT / "Continuous_Control.ipynb").read_text())["cells"][1]["source"])
     assert f"a median of {solved:g} over ten seeds" in flat(versions)
-    assert f"(median {solved:g} episodes against" in flat((ROOT / "ddpg" / "tasks.py").read_text().replace("#", ""))
+    assert f"(median {solved:g} episodes against {solved4:g} with four)" in flat((ROOT / "ddpg" / "tasks.py").read_text().replace("#", ""))
 
 
 def test_the_equal_step_comparison_is_its_results_file():
