@@ -1467,3 +1467,47 @@ def test_larger_batches_on_twenty_arms():
     expect(f"all 13 solved by episode 102, with a median of {ours[1]:,.0f} updates and {ours[2]:.1f} s, where the "
            f"default solved {theirs[0]} of them by 102 (two were unsolved at 105) with {theirs[1]:,.0f} updates and "
            f"{theirs[2]:.1f} s", ("README.md", README))
+
+
+ONE_ARM_NINETEEN_PATHS = ["bench_train_one_arm_goal_paths19_u20_screen_0.json",
+                          "bench_train_one_arm_goal_paths19_u20_screen_1.json", "bench_train_one_arm_goal_paths19_u20_2-9.json"]
+
+
+def test_nineteen_goal_paths_on_one_arm():
+    """Report.md's figures for nineteen goal paths on one arm (measured, not the default), from its ten
+    seeds' files, made with today's settings but for the paths, against nine paths (today's default)."""
+    from ddpg.tasks import REACHER_ONE_ARM
+
+    assert REACHER_ONE_ARM.config["goal_paths"] == 9
+    nineteen = {**REACHER_ONE_ARM.config, "goal_paths": 19}
+    for name in ONE_ARM_NINETEEN_PATHS:
+        bench = _bench(name)
+        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
+        assert {k: bench["config"][k] for k in nineteen} == nineteen
+    new, nine = _seeds(ONE_ARM_NINETEEN_PATHS), _seeds(ONE_ARM_NINE_PATHS)
+    assert [s["seed"] for s in new] == [s["seed"] for s in nine] == list(range(10))
+    assert all(s["solved_at"] is not None for s in new)
+    report = ("Report.md", REPORT)
+    for f, n in zip(nine, new, strict=True):
+        expect(f"| {n['seed']} | {f['solved_at']}, {f['first_30']}, {_lowest_after_first_30(f):.2f} | {n['solved_at']}, "
+               f"{n['first_30']}, {_lowest_after_first_30(n):.2f} | {n['wall_s']:.1f} s |", report)
+
+    def medians(seeds: list[dict]) -> tuple:
+        return (statistics.median(s["solved_at"] for s in seeds), statistics.median(s["first_30"] for s in seeds),
+                statistics.median(_lowest_after_first_30(s) for s in seeds))
+
+    (solved, first, low), (solved9, first9, low9) = medians(new), medians(nine)
+    expect(f"| **median** | **{solved9:g}**, {first9:g}, {low9:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
+           f"{statistics.median(s['wall_s'] for s in new):.1f} s |", report)
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    pairs = list(zip(nine, new, strict=True))
+    earlier = sum(n["solved_at"] < f["solved_at"] for f, n in pairs)
+    later = [(n["seed"], n["solved_at"] - f["solved_at"]) for f, n in pairs if n["solved_at"] > f["solved_at"]]
+    expect(f"Nineteen paths solved 10/10 at a median of {solved:g} episodes against {solved9:g}, earlier on "
+           f"{words[earlier]} seeds and later on {words[len(later)]} ("
+           + ", ".join(f"seed {seed} by {by}" for seed, by in later)
+           + f"), the worst {max(s['solved_at'] for s in new)} against {max(s['solved_at'] for s in nine)}; the median of "
+           f"the lowest episodes after the first 30 is {low:.2f} against {low9:.2f}", report)
+    expect(f"The screen's seeds 0 and 1 solved at {new[0]['solved_at']} and {new[1]['solved_at']}", report)
+    per_episode = [s["wall_s"] / s["solved_at"] for s in new]
+    expect(f"{min(per_episode):.1f}-{max(per_episode):.1f} s an episode", report)
