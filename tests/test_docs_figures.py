@@ -806,6 +806,24 @@ def _lowest_after_first_30(seed: dict) -> float:
     return min(means[seed["first_30"] - 1:seed["solved_at"] or len(means)])
 
 
+def _one_arm_table(before: list[dict], after: list[dict]) -> tuple[tuple, tuple]:
+    """Report.md's per-seed table of two one-arm settings (solved at, first 30, lowest after the first
+    30; the second's wall-clock) and its median row; returns those medians, the second's first."""
+    report = ("Report.md", REPORT)
+    for b, a in zip(before, after, strict=True):
+        expect(f"| {a['seed']} | {b['solved_at']}, {b['first_30']}, {_lowest_after_first_30(b):.2f} | {a['solved_at']}, "
+               f"{a['first_30']}, {_lowest_after_first_30(a):.2f} | {a['wall_s']:.1f} s |", report)
+
+    def medians(seeds: list[dict]) -> tuple:
+        return (statistics.median(s["solved_at"] for s in seeds), statistics.median(s["first_30"] for s in seeds),
+                statistics.median(_lowest_after_first_30(s) for s in seeds))
+
+    (solved, first, low), (solved0, first0, low0) = medians(after), medians(before)
+    expect(f"| **median** | **{solved0:g}**, {first0:g}, {low0:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
+           f"{statistics.median(s['wall_s'] for s in after):.1f} s |", report)
+    return (solved, first, low), (solved0, first0, low0)
+
+
 def test_goal_paths_on_one_arm():
     """Report.md's and README's one-arm figures for four goal paths (REACHER_ONE_ARM from commit
     e9842a7 until nine paths), from its ten seeds' files, against the settings before."""
@@ -819,18 +837,7 @@ def test_goal_paths_on_one_arm():
     new, old = _seeds(ONE_ARM_GOAL_PATHS), _seeds(ONE_ARM_GAMMA)
     assert [s["seed"] for s in new] == [s["seed"] for s in old] == list(range(10))
     report = ("Report.md", REPORT)
-    for o, n in zip(old, new, strict=True):
-        expect(f"| {n['seed']} | {o['solved_at']}, {o['first_30']}, {_lowest_after_first_30(o):.2f} | {n['solved_at']}, "
-               f"{n['first_30']}, {_lowest_after_first_30(n):.2f} | {n['wall_s']:.1f} s |", report)
-
-    def medians(seeds: list[dict]) -> tuple:
-        return (statistics.median(s["solved_at"] for s in seeds), statistics.median(s["first_30"] for s in seeds),
-                statistics.median(_lowest_after_first_30(s) for s in seeds))
-
-    (solved, first, low), (solved0, first0, low0) = medians(new), medians(old)
-    wall = statistics.median(s["wall_s"] for s in new)
-    expect(f"| **median** | **{solved0:g}**, {first0:g}, {low0:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
-           f"{wall:.1f} s |", report)
+    (solved, first, low), (solved0, first0, low0) = _one_arm_table(old, new)
     gains = [o["solved_at"] - n["solved_at"] for o, n in zip(old, new, strict=True)]
     assert min(gains) > 0 and all(s["solved_at"] is not None for s in new)
     expect(f"Every seed solved earlier, by {min(gains)} to {max(gains)} episodes: 10/10 at a median of {solved:g} "
@@ -881,16 +888,8 @@ def test_nine_goal_paths_on_one_arm():
     screen = _bench("bench_train_one_arm_goal_paths9_u20_screen.json")["seeds"][0]
     assert screen["solved_at"] == nine[0]["solved_at"] and screen["episode_means"] == nine[0]["episode_means"]
     report = ("Report.md", REPORT)
-    for f, n in zip(four, nine, strict=True):
-        expect(f"| {n['seed']} | {f['solved_at']}, {f['first_30']}, {_lowest_after_first_30(f):.2f} | {n['solved_at']}, "
-               f"{n['first_30']}, {_lowest_after_first_30(n):.2f} | {n['wall_s']:.1f} s |", report)
     lows = [_lowest_after_first_30(s) for s in nine]
-    solved, first, low = (statistics.median(s["solved_at"] for s in nine), statistics.median(s["first_30"] for s in nine),
-                          statistics.median(lows))
-    solved4, first4, low4 = (statistics.median(s["solved_at"] for s in four), statistics.median(s["first_30"] for s in four),
-                             statistics.median(_lowest_after_first_30(s) for s in four))
-    expect(f"| **median** | **{solved4:g}**, {first4:g}, {low4:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
-           f"{statistics.median(s['wall_s'] for s in nine):.1f} s |", report)
+    (solved, _, low), (solved4, _, low4) = _one_arm_table(four, nine)
     later = [(n["seed"], n["solved_at"] - f["solved_at"]) for f, n in zip(four, nine, strict=True)
              if n["solved_at"] > f["solved_at"]]
     assert [seed for seed, _ in later] == [2, 3, 6]
@@ -1488,17 +1487,7 @@ def test_nineteen_goal_paths_on_one_arm():
     assert [s["seed"] for s in new] == [s["seed"] for s in nine] == list(range(10))
     assert all(s["solved_at"] is not None for s in new)
     report = ("Report.md", REPORT)
-    for f, n in zip(nine, new, strict=True):
-        expect(f"| {n['seed']} | {f['solved_at']}, {f['first_30']}, {_lowest_after_first_30(f):.2f} | {n['solved_at']}, "
-               f"{n['first_30']}, {_lowest_after_first_30(n):.2f} | {n['wall_s']:.1f} s |", report)
-
-    def medians(seeds: list[dict]) -> tuple:
-        return (statistics.median(s["solved_at"] for s in seeds), statistics.median(s["first_30"] for s in seeds),
-                statistics.median(_lowest_after_first_30(s) for s in seeds))
-
-    (solved, first, low), (solved9, first9, low9) = medians(new), medians(nine)
-    expect(f"| **median** | **{solved9:g}**, {first9:g}, {low9:.2f} | **{solved:g}**, {first:g}, {low:.2f} | "
-           f"{statistics.median(s['wall_s'] for s in new):.1f} s |", report)
+    (solved, _, low), (solved9, _, low9) = _one_arm_table(nine, new)
     words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
     pairs = list(zip(nine, new, strict=True))
     earlier = sum(n["solved_at"] < f["solved_at"] for f, n in pairs)
