@@ -806,6 +806,18 @@ def _lowest_after_first_30(seed: dict) -> float:
     return min(means[seed["first_30"] - 1:seed["solved_at"] or len(means)])
 
 
+def _one_arm_seeds(names: list[str], config: dict) -> list[dict]:
+    """The seeds of one-arm benchmark files, each file checked to be one arm, no schedule, ``config``."""
+    for name in names:
+        bench = _bench(name)
+        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
+        assert {k: bench["config"][k] for k in config} == config
+    return _seeds(names)
+
+
+NUMBER_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
 def _one_arm_table(before: list[dict], after: list[dict]) -> tuple[tuple, tuple]:
     """Report.md's per-seed table of two one-arm settings (solved at, first 30, lowest after the first
     30; the second's wall-clock) and its median row; returns those medians, the second's first."""
@@ -830,11 +842,7 @@ def test_goal_paths_on_one_arm():
     from ddpg.tasks import REACHER_ONE_ARM
 
     four = {**REACHER_ONE_ARM.config, "goal_paths": 4}
-    for name in ONE_ARM_GOAL_PATHS:
-        bench = _bench(name)
-        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
-        assert {k: bench["config"][k] for k in four} == four
-    new, old = _seeds(ONE_ARM_GOAL_PATHS), _seeds(ONE_ARM_GAMMA)
+    new, old = _one_arm_seeds(ONE_ARM_GOAL_PATHS, four), _seeds(ONE_ARM_GAMMA)
     assert [s["seed"] for s in new] == [s["seed"] for s in old] == list(range(10))
     report = ("Report.md", REPORT)
     (solved, first, low), (solved0, first0, low0) = _one_arm_table(old, new)
@@ -845,8 +853,7 @@ def test_goal_paths_on_one_arm():
            f"{max(s['solved_at'] for s in old)}, and the arm first scored 30 at a median episode of {first:g} "
            f"against {first0:g}", report)
     rose = sum(_lowest_after_first_30(n) > _lowest_after_first_30(o) for o, n in zip(old, new, strict=True))
-    expect(f"rose on {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][rose]} seeds "
-           f"and fell on {['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'][10 - rose]}; "
+    expect(f"rose on {NUMBER_WORDS[rose]} seeds and fell on {NUMBER_WORDS[10 - rose]}; "
            f"its median is {low:.2f} against {low0:.2f}", report)
     expect(f"is missed by {solved - 130:g} episodes, and the median of the runs' lowest episodes after their "
            f"first 30 ({low:.2f}) is below the 25 asked", report)
@@ -878,11 +885,7 @@ def test_nine_goal_paths_on_one_arm():
     (nine goal paths), from its ten seeds' files, made with today's settings, against four paths."""
     from ddpg.tasks import REACHER_ONE_ARM
 
-    for name in ONE_ARM_NINE_PATHS:
-        bench = _bench(name)
-        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
-        assert {k: bench["config"][k] for k in REACHER_ONE_ARM.config} == REACHER_ONE_ARM.config
-    nine, four = _seeds(ONE_ARM_NINE_PATHS), _seeds(ONE_ARM_GOAL_PATHS)
+    nine, four = _one_arm_seeds(ONE_ARM_NINE_PATHS, REACHER_ONE_ARM.config), _seeds(ONE_ARM_GOAL_PATHS)
     assert [s["seed"] for s in nine] == [s["seed"] for s in four] == list(range(10))
     assert all(s["solved_at"] is not None for s in nine)
     screen = _bench("bench_train_one_arm_goal_paths9_u20_screen.json")["seeds"][0]
@@ -906,10 +909,9 @@ def test_nine_goal_paths_on_one_arm():
     assert min(_lowest_after_first_30(s) for s in middle) >= 25 and low >= 25
     expect(f"the median solved-at, {solved:g}, misses the 130 asked by {solved - 130:g} episodes", report)
     # the wall-clock, four and nine paths side by side in one sitting: the same episodes as the ten-seed runs
-    pair9, pair4 = (_bench(f"bench_train_one_arm_pair_goal_paths{key}.json")["seeds"] for key in ("9", "4_beside9"))
-    assert _bench("bench_train_one_arm_pair_goal_paths4_beside9.json")["config"]["goal_paths"] == 4
-    assert _bench("bench_train_one_arm_pair_goal_paths9.json")["config"] == {
-        **_bench("bench_train_one_arm_pair_goal_paths9.json")["config"], **REACHER_ONE_ARM.config}
+    bench9, bench4 = (_bench(f"bench_train_one_arm_pair_goal_paths{key}.json") for key in ("9", "4_beside9"))
+    assert bench4["config"]["goal_paths"] == 4 and bench9["config"] == {**bench9["config"], **REACHER_ONE_ARM.config}
+    pair9, pair4 = bench9["seeds"], bench4["seeds"]
     assert [s["solved_at"] for s in pair9] == [s["solved_at"] for s in nine[:2]]
     assert [s["solved_at"] for s in pair4] == [s["solved_at"] for s in four[:2]]
     expect(f"nine paths solved at the table's episodes, {pair9[0]['solved_at']} and {pair9[1]['solved_at']}, in "
@@ -1479,21 +1481,16 @@ def test_nineteen_goal_paths_on_one_arm():
 
     assert REACHER_ONE_ARM.config["goal_paths"] == 9
     nineteen = {**REACHER_ONE_ARM.config, "goal_paths": 19}
-    for name in ONE_ARM_NINETEEN_PATHS:
-        bench = _bench(name)
-        assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None
-        assert {k: bench["config"][k] for k in nineteen} == nineteen
-    new, nine = _seeds(ONE_ARM_NINETEEN_PATHS), _seeds(ONE_ARM_NINE_PATHS)
+    new, nine = _one_arm_seeds(ONE_ARM_NINETEEN_PATHS, nineteen), _seeds(ONE_ARM_NINE_PATHS)
     assert [s["seed"] for s in new] == [s["seed"] for s in nine] == list(range(10))
     assert all(s["solved_at"] is not None for s in new)
     report = ("Report.md", REPORT)
     (solved, _, low), (solved9, _, low9) = _one_arm_table(nine, new)
-    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
     pairs = list(zip(nine, new, strict=True))
     earlier = sum(n["solved_at"] < f["solved_at"] for f, n in pairs)
     later = [(n["seed"], n["solved_at"] - f["solved_at"]) for f, n in pairs if n["solved_at"] > f["solved_at"]]
     expect(f"Nineteen paths solved 10/10 at a median of {solved:g} episodes against {solved9:g}, earlier on "
-           f"{words[earlier]} seeds and later on {words[len(later)]} ("
+           f"{NUMBER_WORDS[earlier]} seeds and later on {NUMBER_WORDS[len(later)]} ("
            + ", ".join(f"seed {seed} by {by}" for seed, by in later)
            + f"), the worst {max(s['solved_at'] for s in new)} against {max(s['solved_at'] for s in nine)}; the median of "
            f"the lowest episodes after the first 30 is {low:.2f} against {low9:.2f}", report)
