@@ -154,8 +154,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--unity: {exc}")
     except ValueError as exc:  # a task DDPG cannot drive
         parser.error(f"--env: {exc}")
-    if cfg.force and rundir.clear_run(cfg.out):
-        print(f"Replacing the run in {cfg.out} (--force)")
     try:
         run(cfg, env, parser)
     except rundir.SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact
@@ -178,6 +176,8 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.threads, cfg.device)
     except ValueError as exc:  # a learner that cannot serve this agent or device
         parser.error(str(exc))
+    if cfg.force and rundir.clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
+        print(f"Replacing the run in {cfg.out} (--force)")
     record, resume = dict(cfg.record), None
     if cfg.resume is not None:
         resume, exact = _restore(cfg, agent, env, parser)

@@ -23,10 +23,7 @@ def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, th
     switched_on = variants_of(config)
     agent = VariantAgent(*sizes, config=config, device=device) if switched_on else Agent(*sizes, config=config,
                                                                                         device=device)
-    name, why = backends.choose(agent, learner)
-    if why and switched_on:
-        print(f"The variants {switched_on} run on the readable learner (autograd): {why}")
-    backends.attach(agent, name, threads)
+    backends.attach(agent, learner, threads)  # says why when auto cannot take the fastest learner
     return agent
 
 

@@ -145,8 +145,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
         device = str(resolve_device(recorded))
     learner = args.learner if "--learner" in given else record.learner
     on_cuda = device.split(":")[0] == "cuda"
-    if "--learner" not in given and ((learner == "fast" and on_cuda) or (learner in GPU_LEARNERS and not on_cuda)):
-        learner = "auto"  # the device's own fast learner
+    if "--learner" not in given and (learner == "fast" or (learner in GPU_LEARNERS and not on_cuda)):
+        learner = "auto"  # the device's own fast learner, where it computes the code loaded now
     threads = args.threads if "--threads" in given else record.threads
     return _config(args, env_id, record.n_agents, record.seed, learner, threads, device,
                    _agent_config(None, record.config), loop, args.resume, record.reproducible, save_buffer, command,

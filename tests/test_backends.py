@@ -62,6 +62,8 @@ def test_device_cuda_without_a_gpu_is_one_line_and_exit_2(script, tmp_path) -> N
 def _on(device: str, config: DDPGConfig | None = None, agent_class: type[Agent] = Agent) -> SimpleNamespace:
     """What ``backends.choose`` reads of an agent, for a device this machine may not have."""
     real = agent_class(33, 4, 0, config=config or DDPGConfig(buffer_size=10))
+    if device == "cpu":
+        return real  # the fast learner is admitted by running it beside the agent's own code
     return SimpleNamespace(device=torch.device(device), config=real.config, actor_local=real.actor_local,
                            critic_local=real.critic_local)
 
@@ -73,7 +75,9 @@ def test_auto_takes_the_fastest_learner_that_serves_the_agent() -> None:
         ("fast", None)
     name, why = backends.choose(_on("cpu", td3, VariantAgent))
     assert name == "readable" and "model.py's networks with no variant" in why
-    assert backends.choose(_on("cpu", td3, VariantAgent), "fast")[0] == "readable"  # falls back, says why
+    with pytest.raises(ValueError, match=r"--learner fast: the fast learner serves model.py's networks with no "
+                                         r"variant \(this agent has policy_delay, target_noise, twin_critics\)"):
+        backends.choose(_on("cpu", td3, VariantAgent), "fast")  # asked for, it cannot serve: refused
     assert backends.choose(_on("cuda")) == ("graph-overlap", None)
     assert backends.choose(_on("cuda", td3, VariantAgent)) == ("graph-overlap", None)  # TD3: one graph per phase
     assert backends.choose(_on("cuda"), "graph") == ("graph", None)  # in step with the environment

@@ -361,7 +361,7 @@ def test_cli_runs_each_variant(tmp_path, variant, learner) -> None:
     assert record["variants"] == switched_on and record["learner"] == learner and record["learner_updates"] > 0
     assert record["config"]["n_step"] == variant.get("n_step", DDPGConfig().n_step)
     replay = agent_from_run(out)  # watch.py and evaluate.py rebuild the variant's networks
-    built = make_agent("fast", (33, 4, 0), parse_config(variant))
+    built = make_agent("auto", (33, 4, 0), parse_config(variant))
     assert type(replay.actor_local) is type(built.actor_local)
     assert [type(m) for m in replay.critic_local.modules()] == [type(m) for m in built.critic_local.modules()]
 

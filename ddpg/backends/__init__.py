@@ -18,15 +18,22 @@ overlap``      while the environment steps             step behind (a different 
 =============  ======================================  ==================================
 
 ``auto`` (train.py's default) takes the fastest that serves the agent: ``graph-overlap`` on CUDA
-(its delay measured harmless: docs/training.md, "What each device costs, measured"),
-``fast`` on the CPU when it can, else ``readable``; ``fast`` asked for an agent it cannot
-serve falls back to ``readable`` likewise, and says why.
+(its delay measured harmless: docs/training.md, "What each device costs, measured"), ``fast`` on
+the CPU where it computes the loaded code, else ``readable``, with one line that says why.
+
+What you edit runs. The graph back-ends capture ``Agent.learn`` itself, so an edit of the agent or
+its networks is what they replay. The fast learner restates the update by hand, so it is admitted
+only after proving, on copies, that it computes what the loaded code computes (``proof``): an
+edited ``Actor.forward``, ``Critic.forward``, ``td_target``, ``learn`` or ``optimise`` (by hand, a
+subclass or a monkeypatch) sends ``auto`` to the readable learner, and ``--learner fast`` is refused.
 """
 
 from __future__ import annotations
 
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
+from ddpg.backends.proof import fast_cpu_differs
+from ddpg.variants.config import DATA_ONLY, variants_of
 from ddpg_agent import Agent
 
 LEARNERS = ("auto", "fast", "graph", "graph-overlap", "readable")
@@ -45,9 +52,12 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
     if learner == "fast" and cuda:
         raise ValueError("--learner fast is the CPU's hand-written update; on CUDA use --learner graph (or auto)")
     if learner in ("auto", "fast") and not cuda:
-        if supports(agent):
+        problem = fast_cpu_problem(agent)
+        if problem is None:
             return "fast", None
-        return "readable", "the fast learner serves model.py's networks with no variant"
+        if learner == "fast":
+            raise ValueError(f"--learner fast: {problem}; use --learner auto or readable")
+        return "readable", problem
     if learner == "auto":
         return "graph-overlap", None
     if learner in GPU_LEARNERS and not cuda:
@@ -55,9 +65,25 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
     return learner, None
 
 
+def fast_cpu_problem(agent: Agent) -> str | None:
+    """Why the fast CPU learner cannot run this agent's updates, or None when it computes them."""
+    if not supports(agent):
+        switched_on = sorted(set(variants_of(agent.config)) - DATA_ONLY)
+        return "the fast learner serves model.py's networks with no variant" + (
+            f" (this agent has {', '.join(switched_on)})" if switched_on else "")
+    differs = fast_cpu_differs(agent)
+    if differs is None:
+        return None
+    return (f"{differs} differs from what the fast CPU learner computes, so the readable learner runs it "
+            "(autograd: slower per update, docs/training.md)")
+
+
 def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
-    """Attach the back-end ``choose`` picks (nothing for ``readable``); returns its name."""
-    name, _ = choose(agent, learner)
+    """Attach the back-end ``choose`` picks (nothing for ``readable``) and return its name; when
+    ``auto`` cannot take the fastest, one line says why (the notebook's ``attach(agent)`` too)."""
+    name, why = choose(agent, learner)
+    if why:
+        print(f"Learner: readable. {why[0].upper()}{why[1:]}")
     if name == "fast":
         FastCPU(agent, threads=threads)
     elif name in GPU_LEARNERS:
@@ -65,4 +91,4 @@ def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
     return name
 
 
-__all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "attach", "choose"]
+__all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "attach", "choose", "fast_cpu_problem"]

@@ -20,7 +20,9 @@ arithmetic. So here:
   current update finishes.
 
 It serves the networks of ``model.py`` (three layers each, layer norm in the critic or not) on
-the CPU, with no variant; ``ddpg.backends.choose`` says so for any other agent.
+the CPU, with no variant; ``ddpg.backends.choose`` says so for any other agent, and admits it only
+after ``proof.fast_cpu_differs`` has shown, on copies, that it computes the loaded code's acting
+and update (an edited ``Actor.forward`` or ``td_target`` runs on the readable learner instead).
 ``tests/test_fast_agent.py`` proves it equal to ``Agent.learn`` one update at a time: from the
 same weights, targets, Adam moments and batch, both gradients lie within float32's rounding
 bound of the exact (float64) one, and the weights, targets and moments follow.
@@ -634,14 +636,18 @@ class ActorForward:
 
 
 def supports(agent: Agent) -> bool:
-    """Whether the agent's update is the one written out here: ``model.py``'s networks, no variant
-    but those that only change what is stored (``variants.config.DATA_ONLY``)."""
-    from model import Actor, Critic
-
-    plain = type(agent.actor_local) is Actor and type(agent.critic_local) is Critic
+    """Whether the fast learner can hold the agent's networks: three linear layers each, named and
+    shaped as ``model.py``'s (layer norm in the critic or not), and no variant but those that only
+    change what is stored (``variants.config.DATA_ONLY``). Whether it computes what they compute
+    is not assumed from this: ``proof.fast_cpu_differs`` shows it when the learner is chosen."""
+    actor, critic = agent.actor_local, agent.critic_local
+    norm = nn.LayerNorm if agent.config.critic_layer_norm else nn.Identity
+    layers = all(isinstance(getattr(actor, n, None), nn.Linear) for n in ("fc1", "fc2", "fc3")) and all(
+        isinstance(getattr(critic, n, None), nn.Linear) for n in ("fcs1", "fc2", "fc3")) and all(
+        isinstance(getattr(critic, n, None), norm) for n in ("ln1", "ln2"))
     n_critic = 10 if agent.config.critic_layer_norm else 6  # three layers, with layer norm two more
-    return (plain and not set(variants_of(agent.config)) - DATA_ONLY
-            and len(list(agent.actor_local.parameters())) == 6 and len(list(agent.critic_local.parameters())) == n_critic)
+    return (layers and not set(variants_of(agent.config)) - DATA_ONLY
+            and len(list(actor.parameters())) == 6 and len(list(critic.parameters())) == n_critic)
 
 
 __all__ = ["ActorForward", "FastCPU", "FlatAdam", "available_cpus", "supports"]

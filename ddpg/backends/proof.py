@@ -1,0 +1,220 @@
+"""Admitting a hand-written back-end: proof, at attach time, that it computes the loaded code.
+
+The fast CPU learner (``fast_cpu.FastCPU``) restates ``model.Actor``, ``model.Critic`` and
+``Agent.learn`` by hand. A learner who edits any of them (``Actor.forward``, ``td_target``,
+``optimise``, a subclass, a monkeypatch) must see the edit run, so the fast learner is not
+admitted by the networks' types: ``fast_cpu_differs`` runs the agent's own code and the
+fast learner side by side on copies, from the same state and batch, and compares what each
+leaves behind. Where they differ, the readable update runs the edit (``ddpg.backends.choose``).
+
+What is compared, after two updates of each from the agent's weights (its target networks
+nudged off its own, so a target written with the wrong network shows):
+
+* the actions for a batch of states (``Agent.policy``), which the fast learner computes too;
+* the weights, the target weights and both Adam moments of actor and critic.
+
+The first update is the readable one's alone: it gives the Adam second moments a scale, so the
+second, compared, update is a smooth function of its gradient. (From empty moments Adam's first
+step is about ``lr * sign(g)``, which turns a rounding difference in a near-zero gradient into a
+full step, and hides a scaled loss.)
+
+Both run in float32 and sum in different orders, so they agree to rounding, not bitwise. The
+tolerance is float32's bound on any summation order of the longest chain of multiply-adds in an
+update (``rounding_bound``), the bound ``tests/test_fast_agent.py`` proves the fast learner's
+gradients within; an edit of the update moves the compared values by far more.
+
+The check leaves the agent as it found it: it works on deep copies (the replay buffer is not
+copied: its batches come from the check's own generator), and the global random streams
+(PyTorch's, NumPy's, Python's) and PyTorch's thread count are put back.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import torch
+
+from ddpg_agent import Agent, ReplayBuffer
+
+# Float32's unit roundoff: a stored float32 result is the exact one times (1 + d), |d| <= U.
+U = 2.0 ** -24
+PROBE_SEED = 0x5EED  # the check's own generator: the run's streams are not touched
+
+
+def gamma_n(n: int) -> float:
+    """gamma_n = nU / (1 - nU): the bound on the relative error, against the same sum of absolute
+    values, of n float32 multiply-adds evaluated in any order (Higham, "Accuracy and Stability of
+    Numerical Algorithms", section 3.1). No CPU, BLAS kernel or SIMD width exceeds it."""
+    return n * U / (1 - n * U)
+
+
+def chain_length(config: Any, state_size: int, action_size: int) -> int:
+    """How many roundings can stack up in one gradient element of an update: the summed lengths of
+    the dot products along its longest dependency chain, counted generously. The actor's first-layer
+    gradient passes through the actor's three layers, the critic's second and third, back through
+    all five and a sum over the batch: every hidden width twice. Layer norm adds, per critic layer,
+    the sums over its units of its mean and variance and the two means of its backward pass."""
+    widths = config.actor_fc1 + config.actor_fc2 + config.critic_fc1 + config.critic_fc2
+    norm_sums = 4 * (config.critic_fc1 + config.critic_fc2) if config.critic_layer_norm else 0
+    return config.batch_size + state_size + 2 * widths + 2 * action_size + 1 + norm_sums
+
+
+def rounding_bound(agent: Agent) -> float:
+    """The largest relative difference two float32 evaluations of the agent's update may show."""
+    return gamma_n(chain_length(agent.config, agent.state_size, agent.action_size))
+
+
+@contextmanager
+def _streams_kept() -> Iterator[None]:
+    """Put back the global random streams and PyTorch's thread count, whatever runs inside."""
+    # NumPy's legacy global stream is the one an edit calling np.random.* draws from.
+    numpy_state = np.random.get_state()  # noqa: NPY002
+    torch_state, python_state = torch.get_rng_state(), random.getstate()
+    threads = torch.get_num_threads()
+    try:
+        yield
+    finally:
+        torch.set_rng_state(torch_state)
+        np.random.set_state(numpy_state)  # noqa: NPY002
+        random.setstate(python_state)
+        torch.set_num_threads(threads)
+
+
+def _probe_batch(agent: Agent, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    """A batch of the agent's batch size, from the check's own generator: states around the unit
+    scale, actions in [-1, 1], small rewards, and discounts both bootstrapping and terminal."""
+    b, s, a = agent.config.batch_size, agent.state_size, agent.action_size
+    states = torch.randn(b, s, generator=generator)
+    actions = torch.rand(b, a, generator=generator) * 2 - 1
+    rewards = torch.rand(b, 1, generator=generator) * 0.1
+    next_states = torch.randn(b, s, generator=generator)
+    discounts = (torch.rand(b, 1, generator=generator) < 0.9).float() * agent.config.gamma ** agent.config.n_step
+    return states, actions, rewards, next_states, discounts
+
+
+def _copy(agent: Agent) -> Agent:
+    """A deep copy of the agent with a small empty replay buffer in place of its own (the check
+    draws no batch from it; the fast learner only reads its row width)."""
+    small = ReplayBuffer(agent.state_size, agent.action_size, agent.config.batch_size, agent.config.batch_size,
+                         PROBE_SEED)
+    twin = copy.deepcopy(agent, memo={id(agent.memory): small})
+    twin.backend = None
+    return twin
+
+
+NETWORKS = ("actor_local", "critic_local", "actor_target", "critic_target")
+OPTIMIZERS = {"actor_optimizer": "actor_local", "critic_optimizer": "critic_local"}
+
+
+def _flat(tensors: Iterator[torch.Tensor] | list[torch.Tensor]) -> torch.Tensor:
+    parts = [t.detach().reshape(-1).double() for t in tensors]
+    return torch.cat(parts) if parts else torch.zeros(0, dtype=torch.float64)
+
+
+def _moments(agent: Agent, optimizer: str, key: str) -> torch.Tensor:
+    opt, net = getattr(agent, optimizer), getattr(agent, OPTIMIZERS[optimizer])
+    return _flat([opt.state[p][key] if key in opt.state.get(p, {}) else torch.zeros_like(p)
+                  for p in net.parameters()])
+
+
+def _state(agent: Agent) -> dict[str, torch.Tensor]:
+    """What an update leaves behind, by name: each network's weights and each Adam moment."""
+    state = {name: _flat(list(getattr(agent, name).parameters())) for name in NETWORKS}
+    for optimizer in OPTIMIZERS:
+        for key in ("exp_avg", "exp_avg_sq"):
+            state[f"{optimizer}.{key}"] = _moments(agent, optimizer, key)
+    return state
+
+
+def _relative(a: torch.Tensor, b: torch.Tensor) -> float:
+    scale = float(torch.linalg.vector_norm(b))
+    gap = float(torch.linalg.vector_norm(a - b))
+    return gap / scale if scale > 0 else gap
+
+
+def _give_moments_a_scale(agent: Agent) -> None:
+    """Add each optimiser's mean second moment to every element's, so that Adam's next step is
+    a smooth function of the gradient (see the module's docstring)."""
+    for optimizer in OPTIMIZERS:
+        for state in getattr(agent, optimizer).state.values():
+            if "exp_avg_sq" in state:
+                state["exp_avg_sq"].add_(state["exp_avg_sq"].mean())
+
+
+def fast_cpu_differs(agent: Agent, make_backend: Callable[[Agent], Any] | None = None) -> str | None:
+    """None when the fast CPU learner computes this agent's acting and update; else what differs,
+    in a few words (for the line that says the readable learner runs instead)."""
+    if make_backend is None:
+        from ddpg.backends.fast_cpu import FastCPU
+
+        def make_backend(twin: Agent) -> Any:
+            return FastCPU(twin, threads=1)
+
+    with _streams_kept(), torch.no_grad():
+        generator = torch.Generator().manual_seed(PROBE_SEED)
+        base = _copy(agent)
+        for local, target in (("actor_local", "actor_target"), ("critic_local", "critic_target")):
+            for p_local, p_target in zip(getattr(base, local).parameters(), getattr(base, target).parameters(),
+                                         strict=True):
+                nudge = torch.randn(p_target.shape, generator=generator) * 1e-2 * (p_local.abs().mean() + 1e-3)
+                p_target.copy_(p_local + nudge)
+        first, second = _probe_batch(agent, generator), _probe_batch(agent, generator)
+        states = torch.randn(agent.config.batch_size, agent.state_size, generator=generator).numpy()
+
+        readable, fast = _copy(base), _copy(base)
+        bound = rounding_bound(agent)
+        wanted_actions = readable.policy(states)
+        try:
+            make_backend(fast)
+            actions = fast.policy(states)
+        except (ValueError, RuntimeError, AttributeError) as exc:  # shapes the fast learner cannot take
+            return f"its networks ({exc})"
+        if _relative(torch.from_numpy(actions), torch.from_numpy(wanted_actions)) > bound:
+            return "its acting (Actor.forward or Agent.policy)"
+
+        with torch.enable_grad():
+            readable.learn(first)  # the readable update alone: it gives the second moments a scale
+        _give_moments_a_scale(readable)
+        _sync(fast, readable)
+        with torch.enable_grad():
+            readable.learn(second)
+        fast.backend.learn(second)
+        fast.backend.store_optimizers()
+        got, want = _state(fast), _state(readable)
+        differ = [name for name in want if _relative(got[name], want[name]) > bound]
+    if differ:
+        return "its update (" + ", ".join(_PARTS.get(name, name) for name in differ[:3]) + \
+            (", ..." if len(differ) > 3 else "") + ")"
+    return None
+
+
+_PARTS = {"actor_local": "the actor's weights", "critic_local": "the critic's weights",
+          "actor_target": "the actor's target", "critic_target": "the critic's target",
+          "actor_optimizer.exp_avg": "the actor's gradient", "critic_optimizer.exp_avg": "the critic's gradient",
+          "actor_optimizer.exp_avg_sq": "the actor's squared gradient",
+          "critic_optimizer.exp_avg_sq": "the critic's squared gradient"}
+
+
+def _sync(fast: Agent, readable: Agent) -> None:
+    """Give the fast copy the readable copy's weights, targets, Adam moments and step count."""
+    for name in NETWORKS:
+        for p_fast, p_readable in zip(getattr(fast, name).parameters(), getattr(readable, name).parameters(),
+                                      strict=True):
+            p_fast.copy_(p_readable)
+    for optimizer in OPTIMIZERS:
+        opt_fast, opt_readable = getattr(fast, optimizer), getattr(readable, optimizer)
+        params_fast = list(getattr(fast, OPTIMIZERS[optimizer]).parameters())
+        params_readable = list(getattr(readable, OPTIMIZERS[optimizer]).parameters())
+        opt_fast.state.clear()
+        for p_fast, p_readable in zip(params_fast, params_readable, strict=True):
+            if p_readable in opt_readable.state:
+                opt_fast.state[p_fast] = {k: v.clone() for k, v in opt_readable.state[p_readable].items()}
+    fast.backend.loaded(None)
+
+
+__all__ = ["chain_length", "fast_cpu_differs", "gamma_n", "rounding_bound"]
