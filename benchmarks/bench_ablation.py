@@ -11,11 +11,11 @@ wall-clock is that of a machine whose other core is busy too. Run folders go to
 ``runs/ablation/<variant>/seed<k>`` (a second call skips finished runs and continues
 interrupted ones), and then:
 
-    benchmarks/results/ablation.json   "runs": one record per run (variant, group, seed, config,
+    benchmarks/results/ablation/ablation.json   "runs": one record per run (variant, group, seed, config,
                                        per-episode mean scores, solved-at, times, learner)
-    benchmarks/results/ablation.md     the table Report.md quotes, each row with the baseline it was
+    benchmarks/results/ablation/ablation.md     the table Report.md quotes, each row with the baseline it was
                                        measured against
-    benchmarks/results/ablation.png    mean +- standard deviation learning curves, a panel per group,
+    benchmarks/results/ablation/ablation.png    mean +- standard deviation learning curves, a panel per group,
                                        each beside its baseline
 
 A variant's record in the JSON is replaced by a new run of it; other variants' are kept.
@@ -39,7 +39,7 @@ from sweep import Trial, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = ROOT / "benchmarks" / "results" / "ablation"
 JSON_FILE, TABLE_FILE, PLOT_FILE = RESULTS / "ablation.json", RESULTS / "ablation.md", RESULTS / "ablation.png"
 EPISODES = 300
 FIRST_MEAN = 30.0  # the table's "first reaches 30": the first episode whose mean over the arms is >= this
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cpus", type=positive_int, default=2, help="runs at once (default 2)")
     p.add_argument("--runs-dir", default=str(ROOT / "runs" / "ablation"))
     p.add_argument("--report-only", action="store_true",
-                   help="only rebuild the table and the plot from benchmarks/results/ablation.json")
+                   help="only rebuild the table and the plot from benchmarks/results/ablation/ablation.json")
     args = p.parse_args(argv)
     names = [n.strip() for n in args.variants.split(",") if n.strip()]
     unknown = [n for n in names if n not in VARIANTS]

@@ -1,7 +1,7 @@
 """Fidelity: the built-in Reacher against PhysX 4.1 running the same arm.
 
     .venv/bin/python benchmarks/bench_fidelity.py                      # 50 episodes x 20 arms per policy
-    .venv/bin/python benchmarks/bench_fidelity.py --json benchmarks/results/fidelity.json
+    .venv/bin/python benchmarks/bench_fidelity.py --json benchmarks/results/environment/fidelity.json
 
 Prints, beside the reference's figures (tests/physx_reference/): the mean episode score
 under uniform, clipped-Gaussian and Ornstein-Uhlenbeck actions; how far the segments

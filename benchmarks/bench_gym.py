@@ -113,7 +113,7 @@ BENCH_TASKS: dict[str, dict[str, Any]] = {
                                  "budget_from": f"rl-baselines3-zoo n_timesteps at {ZOO_COMMIT[:12]}"},
     # The zoo's 20,000 steps are 100 episodes of 200, the window itself: a run would be solved
     # within them only if its first 100 episodes averaged -200, which the peers' 10,000 random
-    # steps (learning_starts) rule out, and ours took 21,400-22,200 (results/bench_gym.json). The
+    # steps (learning_starts) rule out, and ours took 21,400-22,200 (results/gymnasium/bench_gym.json). The
     # zoo sizes it to train a policy it then evaluates, not for an average of training episodes.
     # Three times it, 300 episodes (12-17 min for a peer that never solves), gives every method
     # 200 episodes past the window.
@@ -121,7 +121,7 @@ BENCH_TASKS: dict[str, dict[str, Any]] = {
                     "budget_from": f"3 x rl-baselines3-zoo n_timesteps at {ZOO_COMMIT[:12]} (20,000: the window)"},
     # The zoo's default 1e6 would be 50 episodes of 20 arms, fewer than the window. 300 episodes
     # are TASKS' budget for ours (which solves at about 100); SB3 steps the 20 arms 82-100 times a
-    # second here (1,650-2,000 steps/s, results/equal_steps.json), so a peer would spend them in
+    # second here (1,650-2,000 steps/s, results/gymnasium/equal_steps.json), so a peer would spend them in
     # 50-61 min, but every seed of both peers solved at episode 100, in 17-20 min.
     "UnityReacher-v0": {"threshold": 30.0, "budget_steps": 6_000_000, "num_envs": 20,
                         "budget_from": "no zoo entry: 300 episodes of 20 arms (ours' TASKS budget)"},
@@ -610,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="after this many seconds, suspend the peer runs under way (each saves its model, replay "
                         "buffer and returns beside --out, in OUT.suspended/), let ours finish, and start no more "
                         "runs; the same command continues the suspended runs where they stopped")
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "equal_steps.json"),
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "gymnasium" / "equal_steps.json"),
                    help="results file, rewritten after every run; the same command again continues it")
     args = p.parse_args(argv)
     seeds: dict[str, list[int]] = {}

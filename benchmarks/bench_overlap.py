@@ -1,7 +1,7 @@
 """What acting one learning step behind does to learning: ``--learner graph-overlap`` against
 ``--learner graph`` on the 20-arm default, seed for seed.
 
-    python benchmarks/bench_overlap.py --seeds 0-4 --pair graph --json benchmarks/results/overlap_cpu_eager_graph.json
+    python benchmarks/bench_overlap.py --seeds 0-4 --pair graph --json benchmarks/results/gpu/overlap_cpu_eager_graph.json
 
 ``graph-overlap`` lets the GPU replay a learning step while the environment steps, so the arms
 act with the actor of the learning step before (ddpg/backends/cuda_graph.py). Whether that

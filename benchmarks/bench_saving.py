@@ -1,6 +1,6 @@
 """What keeping a run safe costs: the per-episode work of the run folder, and the saves.
 
-Usage: python benchmarks/bench_saving.py [--repeats 21] [--json benchmarks/results/bench_saving.json]
+Usage: python benchmarks/bench_saving.py [--repeats 21] [--json benchmarks/results/saving/bench_saving.json]
 
 train.py's ``Saver`` (ddpg/callbacks.py) does, after every episode, what is cheap enough to do
 that often, and the rest every --save-every episodes. This prints the median cost of each

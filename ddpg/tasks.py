@@ -102,7 +102,7 @@ TASKS: dict[str, Task] = {
     # DDPG learned the pole and then lost it (episode averages 850 -> 700 -> 365; 2 of 3 seeds
     # solved, at 576 and 761): layer norm in the critic and the schedule (no updates after a
     # perfect 1000-step episode, as on Reacher) hold it, 5/5 at 271-357 episodes
-    # (benchmarks/results/tuning_log.md).
+    # (benchmarks/results/tuning_log/tuning_log.md).
     "InvertedPendulum-v5": Task(
         config={**STEP_BY_STEP, "warmup": 1000, "noise_sigma": 0.1, "noise_decay": 0.99, "noise_min": 0.01,
                 "critic_layer_norm": True},
@@ -114,7 +114,7 @@ TASKS: dict[str, Task] = {
     # penalties), the threshold 9100 over 100 episodes. The pendulum's recipe as it is, with the
     # schedule's bar at 9200, above the threshold and below a perfect episode: 5/5 at 315-849
     # episodes. Without layer norm and the schedule, averages stayed under 900 for 1,350-3,000
-    # episodes (benchmarks/results/tuning_log.md).
+    # episodes (benchmarks/results/tuning_log/tuning_log.md).
     "InvertedDoublePendulum-v5": Task(
         config={**STEP_BY_STEP, "warmup": 1000, "noise_sigma": 0.1, "noise_decay": 0.99, "noise_min": 0.01,
                 "critic_layer_norm": True},
@@ -126,7 +126,7 @@ TASKS: dict[str, Task] = {
     # noise decaying by 0.1% an episode (to 0.02 of it), since the training episodes themselves
     # must average -3.75. What closed the last gap was the horizon: with gamma 0.99 (and layer
     # norm) the average stalled at -4.5 to -4.9 from episode 2,000 to 4,000; with 0.95, a horizon
-    # of about 20 steps inside the 50-step episode, it passed -3.75 (benchmarks/results/tuning_log.md).
+    # of about 20 steps inside the 50-step episode, it passed -3.75 (benchmarks/results/tuning_log/tuning_log.md).
     "Reacher-v5": Task(
         config={**STEP_BY_STEP, "warmup": 1000, "noise_sigma": 0.1, "noise_decay": 0.999, "noise_min": 0.02,
                 "critic_layer_norm": True, "gamma": 0.95},

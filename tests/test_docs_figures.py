@@ -35,7 +35,7 @@ def expect(fragment: str, *docs: tuple[str, str]) -> None:
 
 
 def test_fidelity_figures():
-    fid = json.loads((RESULTS / "fidelity.json").read_text())
+    fid = json.loads(_path("fidelity.json").read_text())
     readme = ("README.md", README)
     for policy in ("uniform", "gauss", "ou"):
         p = fid["policies"][policy]
@@ -56,8 +56,15 @@ def test_fidelity_figures():
     expect(f"**{diffs[1]:.3f}**, {diffs[2]:.3f}", readme)
 
 
+def _path(name: str) -> Path:
+    """A result file by its name, in whichever study folder of benchmarks/results/ holds it."""
+    found = [p for p in RESULTS.rglob("*") if p.as_posix().endswith("/" + name)]
+    assert len(found) == 1, f"benchmarks/results/ should hold one {name}"
+    return found[0]
+
+
 def _bench(name: str) -> dict:
-    return json.loads((RESULTS / name).read_text())
+    return json.loads(_path(name).read_text())
 
 
 def _median_updates(bench: dict) -> int:
@@ -106,7 +113,7 @@ def test_learner_comparison_figures():
 
 
 def test_environment_speed():
-    text = (RESULTS / "bench_env.txt").read_text()
+    text = _path("bench_env.txt").read_text()
     rates = re.findall(r"decisions/s: median ([\d,]+)", text)
     assert len(rates) == 2, "bench_env.txt should hold the 20-agent and the 1-agent run"
     expect(f"{rates[0]} decisions/s", ("README.md", README), ("Report.md", REPORT))
@@ -160,7 +167,7 @@ def _gym_row(task: str, method: str, row: dict) -> str:
             f"{num(row['median_env_steps'])} | {num(row['median_seconds'], 1)} | {ratios} |")
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in RESULTS.glob("bench_gym*.json")))
+@pytest.mark.parametrize("name", sorted(p.name for p in RESULTS.rglob("bench_gym*.json")))
 def test_gymnasium_benchmark_table(name):
     bench = _bench(name)
     for task, rows in bench["summary"].items():
@@ -217,7 +224,7 @@ def test_ablation_table_is_the_one_built_from_the_results():
     """Report.md's ablation table is bench_ablation.py's table of ablation.json, row for row."""
     from benchmarks import bench_ablation
 
-    data = json.loads((RESULTS / "ablation.json").read_text())
+    data = json.loads(_path("ablation.json").read_text())
     runs = data["runs"]
     for run in runs:
         assert set(run) >= {"variant", "seed", "config", "scores"}
@@ -231,7 +238,7 @@ def test_ablation_table_is_the_one_built_from_the_results():
     assert [(r["variant"], r["measured_against"]) for r in rows][:2] == [(bench_ablation.BASELINE, "-"), ("default", "-")]
     assert {r["measured_against"] for r in rows[2:]} == {bench_ablation.BASELINE}
     table = bench_ablation.table(rows)
-    assert table == (RESULTS / "ablation.md").read_text()
+    assert table == _path("ablation.md").read_text()
     for line in table.splitlines():
         assert line in REPORT, f"Report.md should hold the ablation table row {line!r} (benchmarks/results/ablation.md)"
     for row in rows:  # the runs' solved-at episodes agree with their scores
@@ -293,7 +300,7 @@ def test_one_arm_figures():
 
 
 def test_width_64_reading_comes_from_the_ablation_runs():
-    runs = {r["seed"]: r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"] if r["variant"] == "width_64"}
+    runs = {r["seed"]: r for r in json.loads(_path("ablation.json").read_text())["runs"] if r["variant"] == "width_64"}
     solved = [runs[k]["solved_at"] for k in sorted(runs) if runs[k]["solved_at"] is not None]
     expect(", ".join(map(str, solved[:-1])) + f" and {solved[-1]}; seed 1 averaged "
            f"{sum(runs[1]['scores'][-100:]) / 100:.1f} over its last 100 episodes", ("Report.md", REPORT))
@@ -301,7 +308,7 @@ def test_width_64_reading_comes_from_the_ablation_runs():
 
 
 def test_prioritized_reading_compares_with_the_readable_learner():
-    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"]
+    runs = sorted((r for r in json.loads(_path("ablation.json").read_text())["runs"]
                    if r["variant"] == "prioritized"), key=lambda r: r["seed"])
     assert all(r["learner"] == "readable" for r in runs)
     solved = [str(r["solved_at"]) for r in runs]
@@ -316,7 +323,7 @@ def test_prioritized_reading_compares_with_the_readable_learner():
 def test_noisy_reading_compares_with_the_readable_learner():
     import numpy as np
 
-    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"]
+    runs = sorted((r for r in json.loads(_path("ablation.json").read_text())["runs"]
                    if r["variant"] == "noisy"), key=lambda r: r["seed"])
     assert [r["seed"] for r in runs] == [0, 1, 2, 3, 4] and all(r["learner"] == "readable" for r in runs)
     solved = [str(r["solved_at"]) for r in runs]
@@ -334,7 +341,7 @@ def test_noisy_reading_compares_with_the_readable_learner():
 def test_batch_norm_reading_comes_from_the_ablation_runs():
     import numpy as np
 
-    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"]
+    runs = sorted((r for r in json.loads(_path("ablation.json").read_text())["runs"]
                    if r["variant"] == "batch_norm"), key=lambda r: r["seed"])
     assert [r["seed"] for r in runs] == [0, 1, 2, 3, 4]
     assert all(r["solved_at"] is None and len(r["scores"]) == 300 for r in runs)  # "none ... within 300"
@@ -391,7 +398,7 @@ def test_pause_schedule_figures():
 
 def test_second_core_figures():
     """Report.md's reading of bench_cores.py's three runs."""
-    text = (RESULTS / "bench_cores.txt").read_text()
+    text = _path("bench_cores.txt").read_text()
     products = re.findall(r"one process ([\d.]+) us per product; .* speed-up ([\d.]+)", text)
     overlap = re.findall(r"(\d+) decisions with acting (\d+) ms, \d+ updates (\d+) ms; .* two threads \d+ ms "
                          r"\(gain ([\d.]+)\), in two processes \d+ ms \(gain ([\d.]+)\)", text)
@@ -424,7 +431,7 @@ def test_what_reproduces_where():
     seed_0 = next(s for s in _seeds(LAYER_NORM) if s["seed"] == 0)
     assert committed["solved_at_episode"] == seed_0["solved_at"] and committed["seed"] == 0
     assert committed["machine"]["cpu"] == _bench(LAYER_NORM[0])["machine"]["cpu"]
-    check = (RESULTS / "reproducible_cross_cpu.txt").read_text()
+    check = _path("reproducible_cross_cpu.txt").read_text()
     assert "--reproducible: scores identical True, weights bitwise identical True" in check
     assert "default:        scores identical False, weights bitwise identical False" in check
 
@@ -656,7 +663,7 @@ def test_a_fast_seed_saturates_too():
 
 
 def test_checkpoint_evaluation_figures():
-    text = (RESULTS / "checkpoint_eval.txt").read_text()
+    text = _path("checkpoint_eval.txt").read_text()
     twenty = re.search(r"20 arm\(s\), 100 episodes, seed 2024: mean ([\d.]+) \(episodes from ([\d.]+) to ([\d.]+)\)", text)
     one = re.search(r"1 arm\(s\), 100 episodes, seed 2025: mean ([\d.]+)", text)
     assert twenty and one
@@ -711,7 +718,7 @@ def test_the_notebooks_run_and_where_it_falls_among_the_twenty_seeds():
 
 def test_learner_speed_with_and_without_layer_norm():
     """The Report's updates/s for the three learners of the layer-norm section, from one sitting."""
-    text = (RESULTS / "bench_train_updates_layer_norm.txt").read_text()
+    text = _path("bench_train_updates_layer_norm.txt").read_text()
     two = [int(x) for x in re.findall(r"^learner: (\d+) updates/s", text, re.M)]
     one = [int(x) for x in re.findall(r"^learner 1 thread: (\d+) updates/s", text, re.M)]
     assert len(two) == len(one) == 3 and "b12c905" in text.split("\n\n")[-1]
@@ -721,7 +728,7 @@ def test_learner_speed_with_and_without_layer_norm():
 
 def test_the_ablations_default_row_follows_the_twenty_seed_paths():
     """Under Ray Tune on one thread a seed takes the path it takes in bench_train.py."""
-    runs = sorted((r for r in json.loads((RESULTS / "ablation.json").read_text())["runs"] if r["variant"] == "default"),
+    runs = sorted((r for r in json.loads(_path("ablation.json").read_text())["runs"] if r["variant"] == "default"),
                   key=lambda r: r["seed"])
     twenty = {s["seed"]: s["solved_at"] for s in _seeds(GAMMA_095)}
     assert [r["solved_at"] for r in runs] == [twenty[k] for k in range(5)]
@@ -937,7 +944,7 @@ def test_the_equal_step_comparison_is_its_results_file():
     summary is recomputed from its runs; every run within its task's recorded budget."""
     from benchmarks import bench_gym
 
-    data = json.loads((RESULTS / "equal_steps.json").read_text())
+    data = json.loads(_path("equal_steps.json").read_text())
     budgets = {task: spec["budget_steps"] for task, spec in data["tasks"].items()}
     for task, spec in data["tasks"].items():
         assert spec["budget_steps"] == bench_gym.BENCH_TASKS[task]["budget_steps"], task
@@ -953,7 +960,7 @@ def test_the_equal_step_comparison_is_its_results_file():
     for task in data["tasks"]:  # complete: the prose's "seeds 0-4 of ours and 0-2 of each peer"
         seeds = {m: sorted(run["seed"] for run in runs_of[task, m]) for m in bench_gym.METHODS}
         assert seeds == {"ours": [0, 1, 2, 3, 4], "sb3-ddpg": [0, 1, 2], "sb3-td3": [0, 1, 2]}, (task, seeds)
-    expect("**Measured at equal budgets** (`benchmarks/results/equal_steps.{json,txt}`; seeds 0-4 of ours and "
+    expect("**Measured at equal budgets** (`benchmarks/results/gymnasium/equal_steps.{json,txt}`; seeds 0-4 of ours and "
            "0-2 of each peer", doc)
     pendulum = summary["Pendulum-v1"]
     expect(f"SB3's DDPG needs {pendulum['sb3-ddpg']['ratio_env_steps']:.2f} times ours' environment steps and its TD3 "
@@ -1020,8 +1027,8 @@ def test_ours_on_the_peers_machine():
     and give ours' runs on that CPU (equal_steps_ours_xeon.json) and the same-machine ratios."""
     from benchmarks import bench_gym
 
-    data = json.loads((RESULTS / "equal_steps.json").read_text())
-    xeon = json.loads((RESULTS / "equal_steps_ours_xeon.json").read_text())
+    data = json.loads(_path("equal_steps.json").read_text())
+    xeon = json.loads(_path("equal_steps_ours_xeon.json").read_text())
     summary, _ = bench_gym.summary_and_table(xeon["tasks"], xeon["runs"])
     assert summary == xeon["summary"]
     cpu = {i: sitting["machine"]["cpu"] for i, sitting in enumerate(data["sittings"])}
@@ -1046,7 +1053,7 @@ def test_ours_on_the_peers_machine():
 
 def test_the_cost_of_saving():
     """docs/training.md's figures for what keeping a run safe costs (benchmarks/bench_saving.py)."""
-    cost = json.loads((RESULTS / "bench_saving.json").read_text())
+    cost = json.loads(_path("bench_saving.json").read_text())
     readme = ("README.md", README)
     expect(f"take {cost['per_episode_ms']:.2f} ms per episode, {100 * cost['per_episode_share']:.2f}% of the "
            "committed run's mean episode", readme)
@@ -1079,7 +1086,7 @@ def test_every_figure_says_where_it_comes_from():
     assert scores.shape == (committed["episodes_run"], committed["n_agents"])
     assert solved_at(scores.mean(axis=1)) == committed["solved_at_episode"]
     assert "![Rewards of the committed run](checkpoint_scores.png)" in README
-    value_map = json.loads((RESULTS / "mountaincar_value_map_run.json").read_text())
+    value_map = json.loads(_path("mountaincar_value_map_run.json").read_text())
     assert (value_map["env_id"], value_map["seed"], value_map["solved_at_episode"]) == ("MountainCarContinuous-v0", 0, 100)
     expect("`.venv/bin/python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc` (seed 0)",
            ("README.md", README))
@@ -1088,7 +1095,7 @@ def test_every_figure_says_where_it_comes_from():
 
 def test_the_fast_back_end_kept_its_speed():
     """docs/training.md quotes the before/after sitting of the fast learner's move to a back-end."""
-    speed = json.loads((RESULTS / "backends_fast_cpu_speed.json").read_text())
+    speed = json.loads(_path("backends_fast_cpu_speed.json").read_text())
     runs = speed["runs"]
     assert [r["code"] for r in runs] == ["old", "new"] * 3
     for threads, key in (("2_threads", "updates_per_s_2_threads"), ("1_thread", "updates_per_s_1_thread")):
@@ -1105,7 +1112,7 @@ def test_the_fast_back_end_kept_its_speed():
 
 def _forgetting_figures(seed: int) -> dict:
     """What Report.md quotes of a diagnose_forgetting.py run, computed from its rows."""
-    data = json.loads((RESULTS / f"forgetting_one_arm_seed{seed}.json").read_text())
+    data = json.loads(_path(f"forgetting_one_arm_seed{seed}.json").read_text())
     rows = data["rows"]
     score = [r["score"] for r in rows]
     greedy = [r["greedy"] for r in rows]
@@ -1130,7 +1137,7 @@ def test_the_one_arm_forgetting_diagnosis(seed):
     f = _forgetting_figures(seed)
     assert f["data"]["agents"] == 1 and f["data"]["config"] == {}  # tasks.REACHER_ONE_ARM as it is
     committed = {s["seed"]: s for name in ("bench_train_one_arm_gamma095_1.json", "bench_train_one_arm_gamma095_2_4_6_8.json")
-                 for s in json.loads((RESULTS / name).read_text())["seeds"]}[seed]
+                 for s in json.loads(_path(name).read_text())["seeds"]}[seed]
     assert f["solved"] == committed["solved_at"] and f["first"] == committed["first_30"]  # the table's run
     expect(f"seed {seed}: solved at {f['solved']}; first 30 at episode {f['first']} ({f['first_score']:.2f}) with "
            f"a greedy score of {f['greedy_at_first']:.2f}; the lowest episode after it {f['low_score']:.2f} (episode "
@@ -1187,12 +1194,12 @@ def test_the_one_arm_ensemble_and_crossq_figures():
         expect(f"averaged {sum(means[:100]) / 100:.2f} over its first 100 episodes (best {max(means[:100]):.2f}", report)
     import csv
 
-    rows = list(csv.DictReader((RESULTS / "crossq_twin_20_arms_seed0_metrics.csv").open()))
+    rows = list(csv.DictReader(_path("crossq_twin_20_arms_seed0_metrics.csv").open()))
     scores = [float(r["score_mean"]) for r in rows]
     expect(f"between {min(scores):.2f} and {max(scores):.2f}", report)
     assert max(abs(float(r["mean_q"])) for r in rows) < 0.013
     for method, first in (("plain", 12), ("crossq", 37)):
-        rows = list(csv.DictReader((RESULTS / f"crossq_pendulum_{method}_seed0_metrics.csv").open()))
+        rows = list(csv.DictReader(_path(f"crossq_pendulum_{method}_seed0_metrics.csv").open()))
         assert min(int(r["episode"]) for r in rows if float(r["score_mean"]) > -200) == first
     expect("first above -200 at episode 37 against 12", report)
 
@@ -1202,7 +1209,7 @@ def test_the_ten_critics_and_update_cost_figures():
     report = ("Report.md", REPORT)
     expect(f"solved at {redq[0]['solved_at']} and {redq[1]['solved_at']} with {redq[0]['updates']:,} and "
            f"{redq[1]['updates']:,} updates", report)
-    costs = (RESULTS / "update_costs_ensemble.txt").read_text()
+    costs = _path("update_costs_ensemble.txt").read_text()
     blocks = {head.strip(): re.findall(r"^learner(?: 1 thread)?: (\d+) updates/s", body, re.M)
               for head, body in (part.split("\n", 1) for part in costs.split("## ")[1:])}
     fast, readable = blocks["--learner fast"][1], blocks["--learner readable"][0]  # the fast one on one thread
@@ -1367,7 +1374,7 @@ def _h200_common(names: list[str]) -> tuple[list[int], list[dict[int, dict]]]:
 
 def test_larger_batches_on_twenty_arms():
     """Report.md's batch-size paragraph and the tuning log's GPU-machine table, from their files."""
-    report, log = ("Report.md", REPORT), ("tuning_log.md", (RESULTS / "tuning_log.md").read_text())
+    report, log = ("Report.md", REPORT), ("tuning_log.md", _path("tuning_log.md").read_text())
     # The screens that learned later in episodes.
     for name, batch in (("bench_train_candidate_u10_batch512_tau2e-2_0-4.json", 512),
                         ("bench_train_candidate_u5_batch1024_tau4e-2_0-4.json", 1024)):
@@ -1422,7 +1429,7 @@ def test_larger_batches_on_twenty_arms():
     expect(f"seeds 0-{paired[-1]} beside the default: a median of {walls['ours']:.1f} s against "
            f"{walls['default']:.1f} s", ("README.md", README))
     # What an update costs: the file's one-thread rates.
-    costs = (RESULTS / "update_costs_batch512.txt").read_text()
+    costs = _path("update_costs_batch512.txt").read_text()
     in_turn = {b: [int(m) for m in re.findall(rf"learner 1 thread: (\d+) updates/s \(batch {b},", costs)] for b in (256, 512)}
     one = {b: sorted(rates) for b, rates in in_turn.items()}
     assert len(one[256]) == len(one[512]) == 3
