@@ -21,52 +21,52 @@ as one CUDA graph on a GPU, each proven equal to ``learn`` below by tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg.agent_state import TrainingState
-from ddpg.cli import CheckedConfig
 from model import Actor, Critic
 
 
+def setting(default: Any, check: str | tuple[str, ...], network: bool = False) -> Any:
+    """A config field, declared once: its default, what it must be (a check of ``ddpg.settings``,
+    or the values it may take) and whether a checkpoint's shapes depend on it (``network``)."""
+    return field(default=default, metadata={"check": check, "network": network})
+
+
 @dataclass
-class DDPGConfig(CheckedConfig):
-    """The algorithm's hyperparameters; the defaults are the tuned values for Reacher."""
+class DDPGConfig:
+    """The algorithm's hyperparameters; the defaults are the tuned values for Reacher. Every command
+    line checks what it is given against each field's ``check`` (``ddpg.settings``)."""
 
-    buffer_size: int = 1_000_000  # replay buffer capacity, in transitions
-    batch_size: int = 256  # transitions per update
-    gamma: float = 0.95  # discount factor: a ~20-step horizon; 0.99 left a slow start in the tail
-    tau: float = 1e-2  # soft target update rate
-    lr_actor: float = 1e-3  # Adam learning rate of the actor
-    lr_critic: float = 1e-3  # Adam learning rate of the critic
-    weight_decay: float = 0.0  # L2 penalty on the critic's weights
-    actor_fc1: int = 128  # actor: units of the first hidden layer
-    actor_fc2: int = 128  # actor: units of the second hidden layer
-    critic_fc1: int = 128  # critic: units of the first hidden layer (state only)
-    critic_fc2: int = 128  # critic: units of the second hidden layer (after the action joins)
-    learn_every: int = 20  # learn after every this many environment steps...
-    learn_updates: int = 20  # ...with this many updates, each on a fresh batch
-    warmup: int = 20_000  # transitions before the first update: one episode of the 20 arms
-    grad_clip: float = 1.0  # max norm of the critic's gradient (0: no clipping)
-    noise_sigma: float = 0.2  # OU noise: scale of the Gaussian increments
-    noise_theta: float = 0.15  # OU noise: pull back towards 0
-    noise_decay: float = 1.0  # noise scale multiplied by this at every episode start
-    noise_min: float = 0.05  # ...but never below this
-    n_step: int = 3  # learn from n-step returns (1: the one-step TD target)
-    critic_layer_norm: bool = True  # layer norm before the critic's ReLUs (model.Critic)
+    buffer_size: int = setting(1_000_000, "count")  # replay buffer capacity, in transitions
+    batch_size: int = setting(256, "count")  # transitions per update
+    gamma: float = setting(0.95, "fraction")  # discount factor: a ~20-step horizon; 0.99 left a slow start
+    tau: float = setting(1e-2, "rate")  # soft target update rate
+    lr_actor: float = setting(1e-3, ">=0")  # Adam learning rate of the actor
+    lr_critic: float = setting(1e-3, ">=0")  # Adam learning rate of the critic
+    weight_decay: float = setting(0.0, ">=0")  # L2 penalty on the critic's weights
+    actor_fc1: int = setting(128, "count", network=True)  # actor: units of the first hidden layer
+    actor_fc2: int = setting(128, "count", network=True)  # actor: units of the second hidden layer
+    critic_fc1: int = setting(128, "count", network=True)  # critic: units of the first hidden layer (state only)
+    critic_fc2: int = setting(128, "count", network=True)  # critic: units of the second (after the action joins)
+    learn_every: int = setting(20, "count")  # learn after every this many environment steps...
+    learn_updates: int = setting(20, ">=0")  # ...with this many updates, each on a fresh batch
+    warmup: int = setting(20_000, ">=0")  # transitions before the first update: one episode of the 20 arms
+    grad_clip: float = setting(1.0, ">=0")  # max norm of the critic's gradient (0: no clipping)
+    noise_sigma: float = setting(0.2, ">=0")  # OU noise: scale of the Gaussian increments
+    noise_theta: float = setting(0.15, ">=0")  # OU noise: pull back towards 0
+    noise_decay: float = setting(1.0, "fraction")  # noise scale multiplied by this at every episode start
+    noise_min: float = setting(0.05, ">=0")  # ...but never below this
+    n_step: int = setting(3, "count")  # learn from n-step returns (1: the one-step TD target)
+    critic_layer_norm: bool = setting(True, "bool", network=True)  # layer norm before the critic's ReLUs
 
-    # What each field must be, checked by cli.CheckedConfig (variants.VariantConfig adds its own).
-    COUNTS: ClassVar[tuple[str, ...]] = ("buffer_size", "batch_size", "learn_every", "actor_fc1", "actor_fc2",
-                                         "critic_fc1", "critic_fc2", "n_step")  # whole numbers >= 1
-    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("learn_updates", "warmup", "grad_clip", "weight_decay", "noise_sigma",
-                                               "noise_theta", "noise_min", "lr_actor", "lr_critic")
-    FRACTIONS: ClassVar[tuple[str, ...]] = ("gamma", "tau", "noise_decay")  # in [0, 1]; tau > 0
-    UNKNOWN_HINT: ClassVar[str] = " (a variant's keys, such as replay or batch_norm, are variants.VariantConfig's)"
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class ReplayBuffer:
@@ -177,7 +177,7 @@ class OUNoise:
         return self.scale * self.state
 
 
-class Agent(TrainingState):
+class Agent:
     """DDPG agent shared by all arms: ``act``, ``step``, ``learn``, ``reset`` as in the course. ``Agent(state_size,
     action_size, random_seed, **overrides)``, the overrides ``DDPGConfig`` fields (or ``config=DDPGConfig(...)``);
     ``device``: where the networks learn, as the course's ``"cuda:0" if torch.cuda.is_available() else "cpu"``."""
@@ -186,8 +186,7 @@ class Agent(TrainingState):
 
     def __init__(self, state_size: int, action_size: int, random_seed: int, config: DDPGConfig | None = None,
                  device: torch.device | str = "cpu", **overrides: Any) -> None:
-        base = (config or self.config_class()).to_dict()
-        self.config = cfg = self.config_class.from_dict({**base, **overrides})
+        self.config = cfg = self.config_class(**{**asdict(config or self.config_class()), **overrides})
         self.state_size, self.action_size, self.seed = state_size, action_size, int(random_seed)
         self.device = device = torch.device(device)
 

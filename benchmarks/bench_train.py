@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import reproducible
+from ddpg import agent_state, reproducible
 from ddpg.agents import LEARNERS, make_agent
 from ddpg.backends import GPU_LEARNERS
 from ddpg.cli import finite_float, json_object, non_negative_int, positive_int
@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         device = str(resolve_device(args.device))
         # The learner that runs (run.json's name): a results file names it, not "auto".
         probe = make_agent(args.learner, (33, 4, 0), parse_config({**config.to_dict(), "buffer_size": 1}), 1, device)
-        args.learner = probe.learner
+        args.learner = agent_state.learner(probe)
     except ValueError as exc:
         p.error(str(exc))
     if args.good_score is None:

@@ -11,6 +11,7 @@ import torch
 from ddpg import backends, rundir
 from ddpg.backends import LEARNERS
 from ddpg.variants import VariantAgent, parse_config, variants_of
+from ddpg.variants.config import NETWORK_KEYS
 from ddpg_agent import Agent, DDPGConfig
 
 
@@ -36,7 +37,7 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: 
     A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
     """
     record = rundir.read_record(run_dir)
-    keys = rundir.ARCHITECTURE_KEYS + rundir.NETWORK_VARIANT_KEYS
+    keys = NETWORK_KEYS
     config = parse_config({**{k: record.config[k] for k in keys if k in record.config}, "buffer_size": 1024})
     if agent_class is None:
         agent_class = VariantAgent if variants_of(config) else Agent

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import reproducible, rundir
+from ddpg import agent_state, reproducible, rundir
 from ddpg.device import describe
 from ddpg.loop import Callback, Episode, Run
 from ddpg.metrics import Metrics
@@ -118,12 +118,18 @@ class Saver(Callback):
 
     Every file is written atomically; a process killed outright (kill -9, a power cut) leaves
     the last complete save, which ``--resume`` continues from, saying what was lost.
+
+    run.json's ``save_buffer`` is what the last complete save did (``saved_buffer`` before this
+    run's first: a resumed run's record), not what was asked: a save that fails on the buffer
+    (a full disk) leaves it as it was, so a later resume does not try the buffer again unasked.
     """
 
     def __init__(self, out_dir: str | os.PathLike[str], seed: int | None = None, save_every: int = 10,
                  save_buffer: bool = False, command: str | None = None, metrics: MetricsLog | None = None,
-                 record: dict[str, Any] | None = None, log: Callable[[str], None] = print) -> None:
+                 record: dict[str, Any] | None = None, log: Callable[[str], None] = print,
+                 saved_buffer: bool | None = None) -> None:
         self.out_dir, self.seed, self.save_every, self.save_buffer = out_dir, seed, save_every, save_buffer
+        self.recorded_buffer = save_buffer if saved_buffer is None else saved_buffer
         self.command, self.metrics, self.extra, self.log = command, metrics, record or {}, log
         self.saved_episodes: int | None = None
         self.provenance: dict[str, Any] = {}
@@ -173,7 +179,7 @@ class Saver(Callback):
         state, rows = saved or rundir.training_state(run.agent, run.loop_state(), getattr(run.env, "random_state", None),
                                                      self.save_buffer)
         rundir.write_training_state(self.out_dir, state, rows)
-        self.saved_episodes = len(run.scores)
+        self.saved_episodes, self.recorded_buffer = len(run.scores), self.save_buffer
         scores, networks = run.scores_array(), state["networks"]
         rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final, state["agent"]["n_updates"]),
                          networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
@@ -196,8 +202,8 @@ class Saver(Callback):
     def record(self, run: Run, scores: np.ndarray, final: bool, updates: int | None = None) -> RunRecord:
         agent, settings, wall = run.agent, run.settings, run.wall()
         return RunRecord(
-            config=agent.config.to_dict(), seed=self.seed, learner=agent.learner, variants=variants_of(agent.config),
-            threads=agent.threads, device=describe(agent.device), reproducible=self.pinned,
+            config=agent.config.to_dict(), seed=self.seed, learner=agent_state.learner(agent), variants=variants_of(agent.config),
+            threads=agent_state.threads(agent), device=describe(agent.device), reproducible=self.pinned,
             schedule={"good_score": settings.good_score, "good_updates": settings.good_updates},
             reward_scale=settings.reward_scale, state_size=agent.state_size, action_size=agent.action_size,
             n_agents=run.n_agents, episodes_run=len(run.scores), max_episodes=settings.episodes, max_t=settings.max_t,
@@ -211,7 +217,8 @@ class Saver(Callback):
             learner_updates=agent.n_updates if updates is None else updates, finished=final and run.stop is None,
             interrupted=run.stop is not None,
             signal=None if run.stop is None else signal_number(run.stop), resumable_from_episode=self.saved_episodes,
-            save_buffer=self.save_buffer, environment=type(run.env).__module__ + "." + type(run.env).__name__,
+            save_buffer=self.recorded_buffer, save_every=self.save_every,
+            environment=type(run.env).__module__ + "." + type(run.env).__name__,
             **self.provenance, command=self.command, platform=platform.platform(), **self.extra)
 
 
@@ -219,9 +226,10 @@ def standard(out_dir: str | os.PathLike[str] | None = None, seed: int = 0, quiet
              progress: bool = True, log: Callable[[str], None] | None = None,
              tensorboard_dir: str | os.PathLike[str] | None = None, save_every: int = 10,
              save_buffer: bool = False, command: str | None = None, record: dict[str, Any] | None = None,
-             resume: bool = False) -> list[Callback]:
+             resume: bool = False, saved_buffer: bool | None = None) -> list[Callback]:
     """train.py's callbacks: printing, then (with a run folder or TensorBoard) metrics, then
-    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names)."""
+    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names);
+    ``saved_buffer``: whether the resumed run's last save had the buffer (``Saver``)."""
     printer = Printer(quiet, progress, log)
     callbacks: list[Callback] = [printer]
     metrics = None
@@ -230,7 +238,8 @@ def standard(out_dir: str | os.PathLike[str] | None = None, seed: int = 0, quiet
         metrics = MetricsLog(seed, tensorboard_dir, earlier)
         callbacks.insert(0, metrics)
     if out_dir is not None:
-        callbacks.append(Saver(out_dir, seed, save_every, save_buffer, command, metrics, record, printer.say))
+        callbacks.append(Saver(out_dir, seed, save_every, save_buffer, command, metrics, record, printer.say,
+                               saved_buffer))
     return callbacks
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import faults
+from ddpg import agent_state, faults
 from ddpg.signals import StopSignals
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
 from ddpg_agent import Agent
@@ -182,7 +182,7 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
                 signals.release()  # a signal that came meanwhile stops the run here
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (ddpg.signals.Stopped)
             run.stop = exc
-            agent.settle()  # let a half-handed-over update end before anything is saved
+            agent_state.settle(agent)  # let a half-handed-over update end before anything is saved
         finally:
             signals.hold()  # from here on, a signal waits: the run is being written
         for callback in callbacks:

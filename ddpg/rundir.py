@@ -19,7 +19,7 @@
 Every file goes through ``atomic_write`` (a temporary file in the same folder, then a rename),
 so a reader never sees half a file, whatever stops the writer. What the files hold is decided
 elsewhere: run.json's fields by ``ddpg.record.RunRecord``, the training state by the agent's
-own ``state_dict`` (``ddpg.agent_state``), the plot by ``ddpg.plots``; rebuilding an agent from
+state (``ddpg.agent_state``), the plot by ``ddpg.plots``; rebuilding an agent from
 a run is ``ddpg.agents.agent_from_run``.
 """
 
@@ -40,7 +40,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg import faults, plots
+from ddpg import agent_state, faults, plots
 from ddpg.agent_state import tensor_state
 from ddpg.record import RunRecord
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
@@ -66,12 +66,6 @@ TEMPORARY_MARK = ".tmp"  # atomic_write's temporary files: .<name>.tmp<pid>
 RUN_FILES = (ACTOR_FILE, CRITIC_FILE, RECORD_FILE, SCORES_FILE, METRICS_FILE, PLOT_FILE, STATE_FILE, BUFFER_FILE,
              NEXT_BUFFER_FILE,
              VALUE_MAP_FILE, *(ANIMATION_STEM + suffix for suffix in ANIMATION_SUFFIXES))
-# DDPGConfig fields that fix the networks' shapes...
-ARCHITECTURE_KEYS = ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
-# ...and their kind (layer norm; ddpg/variants/: batch norm, twin critics, a NoisyNet actor, an ensemble of
-# critics, CrossQ's); older runs lack some.
-NETWORK_VARIANT_KEYS = ("batch_norm", "critic_layer_norm", "twin_critics", "exploration", "noisy_sigma0",
-                        "ensemble", "crossq")
 
 
 class SaveError(OSError):
@@ -367,7 +361,9 @@ def resumable_record(run: str | os.PathLike[str]) -> RunRecord:
     """The record of a run that ``train.py --resume`` can continue; ValueError (FileNotFoundError
     for a folder without a run) saying why it cannot. A run whose process was killed before
     its first training state was saved has only its run.json: it starts again from episode 1
-    with the recorded settings (``load_training_state`` tells the two apart)."""
+    with the recorded settings (``load_training_state`` tells the two apart). A run whose
+    run.json records a save but whose training_state.pt is gone is refused: starting it again
+    would overwrite what it saved."""
     try:
         record = read_record(run)
     except FileNotFoundError:
@@ -381,6 +377,15 @@ def resumable_record(run: str | os.PathLike[str]) -> RunRecord:
                          f"{', '.join(missing)})")
     if not (str(record.environment).startswith("reacher.") or record.env_id):
         raise ValueError("only runs on the built-in environment or a Gymnasium task can be resumed")
+    # run.json is rewritten only after training_state.pt is in place, so a record that names a
+    # save (or a finished run) without the file means the file went afterwards: starting again
+    # from episode 1 would train over the run's checkpoints and scores.
+    if (record.finished or (record.resumable_from_episode or 0) > 0) and not (Path(run) / STATE_FILE).is_file():
+        what = "the finished run's final save" if record.finished else "a save"
+        saved = record.resumable_from_episode if record.resumable_from_episode is not None else record.episodes_run
+        raise ValueError(f"{run} has no {STATE_FILE}, though its {RECORD_FILE} records {what}, after episode {saved}: "
+                         f"it cannot be continued without that file, and nothing was changed; put the file back, or "
+                         f"train it again from episode 1 with its command ({RECORD_FILE}'s \"command\") and --force")
     return record
 
 
@@ -496,7 +501,7 @@ def training_state(agent: Agent, loop: dict[str, Any], env_random_state: dict[st
     training loop's own state (``loop``: episodes done, scores so far, ...) and the random
     generators (torch's, NumPy's global one, the environment's); and, with ``with_buffer``,
     the replay buffer's filled rows for replay_buffer.pt (else None)."""
-    state = agent.state_dict(with_buffer=with_buffer)
+    state = agent_state.capture(agent, with_buffer=with_buffer)
     rows = state.pop("buffer_rows", None)
     numpy_global = np.random.get_state(legacy=False)  # noqa: NPY002 (the global generator, for code that uses it)
     state.update({
@@ -558,7 +563,7 @@ def load_training_state(run_dir: str | os.PathLike[str], agent: Agent) -> dict[s
     rows = _buffer_rows(run, state) if state["buffer"]["saved"] else None
     _check_networks(path, state["networks"], agent)
     try:
-        exact = agent.load_state_dict(state, rows)
+        exact = agent_state.restore(agent, state, rows)
     except (ValueError, KeyError, RuntimeError) as exc:
         raise ValueError(f"{path} does not fit the run's agent: {_first_line(exc)}") from None
     random = state["random"]

@@ -7,6 +7,8 @@ import pytest
 import torch
 from torch import nn
 
+from ddpg import settings
+from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig, OUNoise, ReplayBuffer
 from model import Actor, Critic
 from tests._agent_helpers import filled_agent
@@ -117,18 +119,22 @@ def test_paper_initialisation_ranges() -> None:
 
 
 def test_config_round_trip_and_clear_errors() -> None:
+    """Each setting is checked by what its field declares (``ddpg_agent.setting``), by every path
+    a user's values take (``settings.from_dict``, ``parse_config``)."""
     cfg = DDPGConfig(lr_actor=2e-3, tau=0.05)
-    assert DDPGConfig.from_dict(cfg.to_dict()) == cfg
+    assert settings.from_dict(DDPGConfig, cfg.to_dict()) == cfg
     with pytest.raises(ValueError, match=r"unknown config key.*'nope'.*valid keys"):
-        DDPGConfig.from_dict({"nope": 1})
-    with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
-        DDPGConfig(batch_size=0)
-    with pytest.raises(ValueError, match=r"tau must be a number in \(0, 1\], got 'x'"):
-        DDPGConfig(tau="x")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"gamma must be a number in \[0, 1\], got 1.5"):
-        DDPGConfig(gamma=1.5)
-    with pytest.raises(ValueError, match=r"buffer_size must be >= 1, got 1000000\.0"):
-        DDPGConfig(buffer_size=1e6)  # type: ignore[arg-type]
+        settings.from_dict(DDPGConfig, {"nope": 1})
+    for values, message in [({"batch_size": 0}, "batch_size must be >= 1, got 0"),
+                            ({"tau": "x"}, r"tau must be a number in \(0, 1\], got 'x'"),
+                            ({"gamma": 1.5}, r"gamma must be a number in \[0, 1\], got 1.5"),
+                            ({"buffer_size": 1e6}, r"buffer_size must be >= 1, got 1000000\.0"),
+                            ({"critic_layer_norm": 1}, "critic_layer_norm must be true or false, got 1")]:
+        for build in (lambda v: settings.from_dict(DDPGConfig, v), parse_config):
+            with pytest.raises(ValueError, match=message):
+                build(values)
+    assert settings.network_keys(DDPGConfig) == ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2",
+                                                 "critic_layer_norm")
 
 
 # ---------------------------------------------------------------------------- act

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import backends, rundir
+from ddpg import agent_state, backends, rundir
 from ddpg.agents import agent_from_checkpoints, make_agent
 from ddpg.backends.cuda_graph import WARMUP, CudaGraph, DeviceReplayBuffer
 from ddpg.device import describe, resolve_device
@@ -100,11 +100,11 @@ def test_a_learner_that_cannot_serve_the_agent_is_refused(device, learner, confi
 
 def test_make_agent_attaches_the_chosen_back_end() -> None:
     fast = make_agent("auto", (33, 4, 0), DDPGConfig(**SMALL), threads=1)
-    assert fast.learner == "fast" and fast.threads == 1 and isinstance(fast.backend, backends.FastCPU)
+    assert agent_state.learner(fast) == "fast" and agent_state.threads(fast) == 1 and isinstance(fast.backend, backends.FastCPU)
     readable = make_agent("readable", (33, 4, 0), DDPGConfig(**SMALL))
-    assert readable.learner == "readable" and readable.backend is None
+    assert agent_state.learner(readable) == "readable" and readable.backend is None
     variant = make_agent("auto", (33, 4, 0), parse_config({"twin_critics": True, **SMALL}))
-    assert variant.learner == "readable" and isinstance(variant, VariantAgent)
+    assert agent_state.learner(variant) == "readable" and isinstance(variant, VariantAgent)
     with pytest.raises(ValueError, match="already has the fast back-end"):
         backends.FastCPU(fast)
 
@@ -203,7 +203,7 @@ def test_overlapped_replays_leave_the_arms_acting_one_learning_step_behind() -> 
     overlap = _graph_agent(overlap=True)
     torch.manual_seed(0)
     sync = _graph_agent()
-    assert overlap.learner == "graph-overlap" and sync.learner == "graph"
+    assert agent_state.learner(overlap) == "graph-overlap" and agent_state.learner(sync) == "graph"
     start = overlap.policy(states).copy()
     torch.manual_seed(5)
     overlap.learn_many(4)

@@ -13,7 +13,7 @@ import torch
 
 import model
 import train as train_mod
-from ddpg import backends
+from ddpg import agent_state, backends
 from ddpg.agents import make_agent
 from ddpg.backends.proof import fast_cpu_differs
 from ddpg_agent import Agent, DDPGConfig
@@ -77,7 +77,7 @@ def unedited(tmp_path_factory) -> bytes:
 
 def test_unedited_code_takes_the_fast_learner_silently(capsys) -> None:
     agent = make_agent("auto", (33, 4, 0), DDPGConfig(**FAST), threads=1)
-    assert agent.learner == "fast" and isinstance(agent.backend, backends.FastCPU)
+    assert agent_state.learner(agent) == "fast" and isinstance(agent.backend, backends.FastCPU)
     assert "Learner:" not in capsys.readouterr().out
     assert fast_cpu_differs(Agent(33, 4, 1, critic_layer_norm=False, actor_fc1=64, batch_size=100)) is None
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import rundir
+from ddpg import agent_state, rundir
 from ddpg.agents import agent_from_checkpoints, agent_from_run
 from ddpg.record import UNRECORDED_SETTINGS, RunRecord
 from ddpg.solved import solved_at, trailing_average
@@ -242,10 +242,10 @@ def test_a_training_state_moves_between_learners_and_loads_the_old_flat_layout()
     the agent's torch Adam before a save and takes it back after a load, losslessly. States the
     fast learner saved before it became a back-end (one flat Adam state) still load."""
     fast = _trained(fast_agent)
-    state = fast.state_dict()
+    state = agent_state.capture(fast)
     assert set(state["optimizer"]) == {"actor", "critic"}
     readable = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
-    assert readable.load_state_dict(state) is False  # no rows: not exact
+    assert agent_state.restore(readable, state) is False  # no rows: not exact
     flat = fast.backend.optimizer
     assert torch.equal(torch.cat([m.reshape(-1) for m in _adam_moments(readable)[1::3]]), flat.exp_avg)
     assert torch.equal(torch.cat([m.reshape(-1) for m in _adam_moments(readable)[2::3]]), flat.exp_avg_sq)
@@ -254,14 +254,14 @@ def test_a_training_state_moves_between_learners_and_loads_the_old_flat_layout()
         assert torch.equal(a, b)
     # ... and back: the readable agent's state gives a fresh fast agent the first one's flat Adam.
     again = fast_agent(33, 4, 3, buffer_size=5000, batch_size=32, threads=1)
-    again.load_state_dict(readable.state_dict())
+    agent_state.restore(again, agent_state.capture(readable))
     assert torch.equal(again.backend.optimizer.exp_avg, flat.exp_avg) and again.backend.optimizer.t == flat.t
     assert torch.equal(again.backend.flat, fast.backend.flat)
     # The old layout.
     legacy = {**state, "optimizer": {"flat": {"exp_avg": flat.exp_avg.clone(), "exp_avg_sq": flat.exp_avg_sq.clone(),
                                               "t": flat.t}}}
     old = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
-    old.load_state_dict(legacy)
+    agent_state.restore(old, legacy)
     for a, b in zip(_adam_moments(old), _adam_moments(readable), strict=True):
         assert torch.equal(a, b)
     # Both continue with the same update, to float32 rounding.

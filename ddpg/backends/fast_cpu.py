@@ -425,7 +425,7 @@ class FastCPU:
 
     def store_optimizers(self) -> None:
         """Hand the flat Adam's moments and step count to the agent's ``torch.optim.Adam``
-        objects, per parameter, as their own steps would have left them (``TrainingState``
+        objects, per parameter, as their own steps would have left them (``ddpg.agent_state``
         saves those)."""
         flat = self.optimizer
         optimizers = (self.agent.actor_optimizer, self.agent.critic_optimizer)

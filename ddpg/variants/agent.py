@@ -146,7 +146,8 @@ class VariantAgent(Agent):
         if self.config.replay == "prioritized":
             self.memory.load_extra_state(state, rows_restored)
         elif state:
-            super().load_buffer_extra_state(state, rows_restored)
+            raise ValueError(f"the saved replay buffer has a variant's state ({', '.join(state)}); this agent's "
+                             "buffer has none: resume with the run's own settings")
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """As ``Agent.act``; NoisyNet explores with a fresh draw of its weight noise instead

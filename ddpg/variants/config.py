@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ddpg.cli import is_number
-from ddpg_agent import DDPGConfig
+from ddpg import settings
+from ddpg.settings import is_number
+from ddpg_agent import DDPGConfig, setting
 
 # What turns a variant on.
 VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "twin_critics", "target_noise", "policy_delay",
@@ -36,37 +37,31 @@ NEEDS = {"noisy_sigma0": ("exploration", "noisy"), "renorm_warmup": ("crossq", T
 class VariantConfig(DDPGConfig):
     """DDPGConfig with the variants' settings; each default is plain DDPG."""
 
-    exploration: str = "ou"  # "ou" | "gaussian" (action noise) | "noisy" (NoisyNet actor)
-    noisy_sigma0: float = 0.5  # NoisyNet: initial noise scale, sigma0 / sqrt(fan_in) per weight
-    replay: str = "uniform"  # "uniform" | "prioritized" (sum-tree PER, Schaul et al. 2016)
-    per_alpha: float = 0.6  # PER: priority = (|TD error| + per_eps) ** per_alpha
-    per_beta: float = 0.4  # PER: importance-weight exponent at the start...
-    per_beta_updates: int = 100_000  # ...annealed linearly to 1 over this many updates
-    per_eps: float = 1e-3  # PER: keeps every transition's priority above zero
-    batch_norm: bool = False  # batch normalisation in actor and critic (DDPG paper)
-    twin_critics: bool = False  # TD3: two critics, the smaller target value in the TD target
-    target_noise: float = 0.0  # TD3: std of the Gaussian noise on the target actor's action (0: none)...
-    target_noise_clip: float = 0.5  # ...clipped to +- this
-    policy_delay: int = 1  # TD3: the actor and the targets learn every this many critic updates
-    ensemble: int = 1  # REDQ: this many critics (1: one critic), the actor climbing their mean...
-    ensemble_subset: int = 2  # ...and the TD target the smallest target value of this many, drawn per update
-    crossq: bool = False  # CrossQ: batch-renormalised critic, no target networks (ddpg/variants/crossq.py)
-    renorm_warmup: int = 1000  # CrossQ: plain batch norm for this many updates, then renormalised
-    goal_paths: int = 0  # Reacher: each episode also stored against this many more goal paths (goal_paths.py)
+    exploration: str = setting("ou", ("ou", "gaussian", "noisy"), network=True)  # action noise, or a NoisyNet actor
+    noisy_sigma0: float = setting(0.5, ">=0", network=True)  # NoisyNet: initial noise, sigma0 / sqrt(fan_in)
+    replay: str = setting("uniform", ("uniform", "prioritized"))  # sum-tree PER (Schaul et al. 2016)
+    per_alpha: float = setting(0.6, ">=0")  # PER: priority = (|TD error| + per_eps) ** per_alpha
+    per_beta: float = setting(0.4, "fraction")  # PER: importance-weight exponent at the start...
+    per_beta_updates: int = setting(100_000, "count")  # ...annealed linearly to 1 over this many updates
+    per_eps: float = setting(1e-3, ">=0")  # PER: keeps every transition's priority above zero
+    batch_norm: bool = setting(False, "bool", network=True)  # batch normalisation in actor and critic (DDPG paper)
+    twin_critics: bool = setting(False, "bool", network=True)  # TD3: two critics, the smaller target value
+    target_noise: float = setting(0.0, ">=0")  # TD3: std of the noise on the target actor's action (0: none)...
+    target_noise_clip: float = setting(0.5, ">=0")  # ...clipped to +- this
+    policy_delay: int = setting(1, "count")  # TD3: the actor and the targets learn every this many critic updates
+    ensemble: int = setting(1, "count", network=True)  # REDQ: this many critics, the actor climbing their mean...
+    ensemble_subset: int = setting(2, "count")  # ...the TD target the smallest target value of this many
+    crossq: bool = setting(False, "bool", network=True)  # CrossQ: batch-renormalised critic, no target networks
+    renorm_warmup: int = setting(1000, ">=0")  # CrossQ: plain batch norm for this many updates, then renormalised
+    goal_paths: int = setting(0, "whole")  # Reacher: each episode also stored against this many more goal paths
 
-    UNKNOWN_HINT = ""
-    COUNTS = (*DDPGConfig.COUNTS, "per_beta_updates", "policy_delay", "ensemble", "ensemble_subset")
-    NON_NEGATIVE = (*DDPGConfig.NON_NEGATIVE, "noisy_sigma0", "per_alpha", "per_eps", "target_noise", "target_noise_clip",
-                    "renorm_warmup")
-    FRACTIONS = (*DDPGConfig.FRACTIONS, "per_beta")
+    def __post_init__(self) -> None:
+        found = self.problems()
+        if found:
+            raise ValueError(f"invalid {type(self).__name__}: " + "; ".join(found))
 
     def problems(self) -> list[str]:
-        problems = super().problems()
-        for name, allowed in (("exploration", ("ou", "gaussian", "noisy")), ("replay", ("uniform", "prioritized"))):
-            if getattr(self, name) not in allowed:
-                problems.append(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
-        if not (isinstance(self.goal_paths, int) and not isinstance(self.goal_paths, bool) and self.goal_paths >= 0):
-            problems.append(f"goal_paths must be a whole number >= 0 (0: off), got {self.goal_paths!r}")
+        problems = settings.problems(self)  # each field's own check (ddpg_agent.setting); here, how they combine
         if is_number(self.per_eps) and self.per_eps <= 0:
             problems.append(f"per_eps must be > 0 (a zero priority is never replayed), got {self.per_eps!r}")
         if is_number(self.ensemble_subset) and is_number(self.ensemble) and self.ensemble > 1 \
@@ -93,7 +88,12 @@ class VariantConfig(DDPGConfig):
         """The same settings as a ``DDPGConfig``; an error when a variant is switched on."""
         if self.variants():
             raise ValueError(f"the variants {self.variants()} run on variants.VariantAgent, not plain DDPG")
-        return DDPGConfig.from_dict({name: getattr(self, name) for name in PLAIN_KEYS})
+        return DDPGConfig(**{name: getattr(self, name) for name in PLAIN_KEYS})
+
+
+# The settings a checkpoint's shapes and kind of network depend on, declared by their fields
+# (``network=True``): an agent rebuilt from a run for acting takes these from run.json.
+NETWORK_KEYS = settings.network_keys(VariantConfig)
 
 
 def parse_config(values: dict[str, Any]) -> DDPGConfig:
@@ -107,7 +107,7 @@ def parse_config(values: dict[str, Any]) -> DDPGConfig:
     values = {**PRESETS.get(preset, {}), **{k: v for k, v in values.items() if k != "preset"}}
     if values.get("batch_norm") is True or values.get("crossq") is True:  # their own norm replaces layer norm
         values = {"critic_layer_norm": False, **values}
-    config = VariantConfig.from_dict(values)
+    config = settings.from_dict(VariantConfig, values)
     return config if config.variants() else config.plain()
 
 
@@ -116,4 +116,4 @@ def variants_of(config: DDPGConfig) -> dict[str, Any]:
     return config.variants() if isinstance(config, VariantConfig) else {}
 
 
-__all__ = ["DATA_ONLY", "PRESETS", "VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
+__all__ = ["DATA_ONLY", "NETWORK_KEYS", "PRESETS", "VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
