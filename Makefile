@@ -11,7 +11,7 @@ SWEEP_STAMP := $(VENV)/.installed-sweep
 GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 xvfb
 RUN_DIR ?= runs/latest
 
-.PHONY: setup sweep-setup run test unity lint bench bench-gym bench-ablation bench-gpu gl clean
+.PHONY: setup sweep-setup run test unity lint docs bench bench-gym bench-ablation bench-gpu gl clean
 
 setup: $(STAMP) gl
 
@@ -71,6 +71,11 @@ bench-ablation: setup sweep-setup
 # On a machine with a CUDA GPU: each device's costs, the default trained on both (bench_gpu.py).
 bench-gpu: setup
 	$(PY) benchmarks/bench_gpu.py --tests
+
+# Every table and figure in README.md, Report.md, docs/ and benchmarks/results/README.md, regenerated
+# from the result files (benchmarks/catalogue.py, through cog); the tests check the pages match.
+docs: $(STAMP)
+	$(PY) -m benchmarks.catalogue
 
 lint: setup
 	$(PY) -m ruff check .

@@ -1,0 +1,87 @@
+"""The figures in README.md, Report.md, docs/ and the results index are what `make docs` makes of
+the result files (benchmarks/catalogue.py): a re-run benchmark, or a hand-edited figure, fails
+here until the pages are regenerated. What generation cannot say is checked below too."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks import catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_committed_pages_are_what_make_docs_generates(capsys):
+    status = catalogue.run(check=True)
+    assert status == 0, "a page differs from what the result files give; run `make docs`:\n" + capsys.readouterr().out
+
+
+def _mutated_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change) -> None:
+    """The catalogue reading a copy of benchmarks/results/ in which ``name``'s record was changed."""
+    copy = tmp_path / "results"
+    shutil.copytree(catalogue.RESULTS, copy)
+    target = next(copy.rglob(name))
+    data = json.loads(target.read_text())
+    change(data)
+    target.write_text(json.dumps(data))
+    monkeypatch.setattr(catalogue, "RESULTS", copy)
+
+
+def test_a_changed_number_in_a_result_fails_the_check(tmp_path, monkeypatch, capsys):
+    """Seed 4 of today's 20-seed default solved at 102; were its file to say 103, the Report's
+    table and the README's would no longer be what the results give."""
+    def later(data: dict) -> None:
+        seed = next(s for s in data["seeds"] if s["seed"] == 4)
+        assert seed["solved_at"] == 102
+        seed["solved_at"] = 103
+
+    _mutated_results(tmp_path, monkeypatch, "bench_train_gamma095_20seeds_2_5_7_10.json", later)
+    assert "| 4 | 103 |" in catalogue.BLOCKS["twenty_seeds"]()
+    assert catalogue.run(check=True) != 0
+    out = capsys.readouterr().out
+    assert "Report.md" in out and "| 4 | 103 |" in out
+
+
+def test_every_result_is_in_the_index_and_the_folder_holds_only_studies():
+    top = sorted(p.name for p in catalogue.RESULTS.iterdir() if not p.is_dir())
+    assert top == ["README.md"], "benchmarks/results/ holds the index and one folder per study, nothing else"
+    listed = {(s["folder"], r["name"]) for s in catalogue.catalogue() for r in s["results"]}
+    listed |= {(s["folder"], w) for s in catalogue.catalogue() for r in s["results"] for w in r["with"]}
+    for study in catalogue.studies():
+        for path in study.rglob("*"):
+            if path.is_file() and path.name != catalogue.MANIFEST:
+                assert (study.name, path.relative_to(study).as_posix()) in listed, path
+    for study in catalogue.catalogue():
+        for r in study["results"]:
+            assert r["status"] in ("current", "superseded"), r
+            if r["status"] == "superseded":  # by a result that exists
+                assert r["superseded_by"] and list(catalogue.RESULTS.glob(r["superseded_by"])), r
+
+
+def test_the_committed_checkpoints_are_the_ones_the_readme_run_produced():
+    """The committed run is seed 0 of today's 20-seed benchmark, made on the same machine with the
+    defaults: the checkpoints the README describes are that run's."""
+    from ddpg.variants import parse_config
+    from ddpg_agent import DDPGConfig
+
+    run = json.loads((ROOT / "checkpoint_run.json").read_text())
+    seed_0 = next(s for s in catalogue.twenty("gamma095") if s["seed"] == 0)
+    assert run["seed"] == 0 and run["solved_at_episode"] == seed_0["solved_at"]
+    assert run["machine"]["cpu"] == catalogue.load(catalogue.TWENTY["gamma095"][0])["machine"]["cpu"]
+    assert parse_config(run["config"]) == DDPGConfig()
+    assert run["command"].startswith("python train.py --out runs/latest")
+    scores = (ROOT / "checkpoint_scores.csv").read_text().splitlines()
+    assert len(scores) == 1 + run["episodes_run"]
+
+
+def test_the_links_in_the_pages_resolve():
+    pages = [ROOT / p for p in catalogue.pages()]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
+            if not target.startswith("http"):
+                assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links {target}, which does not exist"
