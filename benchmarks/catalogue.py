@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import functools
 import json
 import re
 import statistics
@@ -193,6 +192,74 @@ def twenty_dist(key: str) -> dict[str, Any]:
 
 def commit_of(name: str) -> str:
     return _short(load(name)["git_commit"])
+
+
+# --------------------------------------------------------------------------- comparisons of bench_train runs
+
+METRICS = {
+    "solved_at": ("solved at", lambda s: ep(s["solved_at"])),
+    "first_30": ("first 30", lambda s: ep(s.get("first_30"))),
+    "low": ("lowest after", lambda s: f"{lowest_after_first_30(s):.2f}" if s.get("first_30") else "-"),
+    "updates": ("updates", lambda s: f"{s['updates']:,}"),
+    "wall_s": ("wall-clock", lambda s: f"{s['wall_s']:.1f} s"),
+    "learning": ("learning", lambda s: f"{s['seconds']['learning']:.1f} s"),
+    "acting": ("acting", lambda s: f"{s['seconds']['acting']:.1f} s"),
+    "environment": ("environment", lambda s: f"{s['seconds']['environment']:.1f} s"),
+    "other": ("storing and the loop", lambda s: f"{s['seconds']['other']:.1f} s"),
+}
+
+
+def _column(spec: str) -> tuple[str, list[str]]:
+    """'label: study/glob.json + study/other.json' -> the label and the JSON files' names."""
+    label, _, files = spec.rpartition(": ")
+    names = []
+    for pattern in files.split(" + "):
+        found = sorted(RESULTS.glob(pattern.strip()))
+        if not found:
+            raise FileNotFoundError(f"no result {pattern.strip()}")
+        names += [p.relative_to(RESULTS).as_posix() for p in found]
+    return label, names
+
+
+def _by_seed(names: list[str]) -> dict[int, dict[str, Any]]:
+    return {s["seed"]: s for name in names for s in json.loads((RESULTS / name).read_text())["seeds"]}
+
+
+def _summary_value(runs: list[dict[str, Any]], metric: str) -> str:
+    if metric == "solved_at":
+        return f"{ep(distribution(runs)['median'])}"
+    if metric == "low":
+        values = [lowest_after_first_30(s) for s in runs if s.get("first_30")]
+        return f"{median(values):.2f}" if values else "-"
+    if metric in ("learning", "acting", "environment", "other"):
+        return f"{median(s['seconds'][metric] for s in runs):.1f} s"
+    values = [s[metric] for s in runs if s.get(metric) is not None and (metric == "first_30" or s["solved_at"])]
+    if not values:
+        return "-"
+    m = median(values)
+    return f"{m:.1f} s" if metric == "wall_s" else f"{m:,.0f}" if metric == "updates" else f"{m:g}"
+
+
+@block
+def compare(*columns: str, show: str = "solved_at", seeds_from: str = "") -> str:
+    """Runs of bench_train.py seed by seed, side by side: each column ``'label: study/glob.json'``
+    (several globs joined by ' + '), each cell the ``show`` metrics (comma-separated: solved_at,
+    first_30, low, updates, wall_s); then each column's solved count, medians, 90th percentile and
+    worst (an unsolved run ranks worst); then the files."""
+    metrics = [m.strip() for m in show.split(",")]
+    cols = [_column(c) for c in columns]
+    runs = [_by_seed(names) for _, names in cols]
+    seed_list = sorted(set().union(*runs))
+    head = " / ".join(METRICS[m][0] for m in metrics)
+    header = ["seed"] + [f"{label}: {head}" if len(metrics) > 1 else label for label, _ in cols]
+    rows = [[s] + [" / ".join(METRICS[m][1](r[s]) for m in metrics) if s in r else "" for r in runs] for s in seed_list]
+    dists = [distribution(list(r.values())) for r in runs]
+    rows.append(["**solved**"] + [f"{d['n_solved']}/{d['n']}" for d in dists])
+    rows.append(["**median**"] + [" / ".join(_summary_value(list(r.values()), m) for m in metrics) for r in runs])
+    if len(seed_list) >= 10:
+        rows.append(["**90th percentile, worst**"] + [f"{d['p90']}, {d['worst']}" for d in dists])
+    patterns = [p.strip().removesuffix(".json") + ".*" for c in columns for p in c.rpartition(": ")[2].split(" + ")]
+    return table(header, rows) + "\n\nFrom " + ", ".join(f"`{p}`" for p in dict.fromkeys(patterns)) + " (in `benchmarks/results/`)."
 
 
 # --------------------------------------------------------------------------- the committed run
@@ -506,6 +573,321 @@ def gpu_summary() -> str:
             f"`--learner graph-overlap` (the environment stepping while the GPU learns), against "
             f"{s['cpu fast']['median_wall_s']:.1f} s on the same machine's CPU: the environment and acting, about "
             f"{fixed:.0f} s, are the same on either device ({files_note('gpu/gpu_nvidia_h200.json')}).")
+
+
+# --------------------------------------------------------------------------- diagnoses and costs
+
+@block
+def saturation(name: str, episodes: str = "1,2,5,10,20,30") -> str:
+    """benchmarks/diagnose_saturation.py's rows at some episodes: score, share of actions at +-1,
+    the tanh layer's mean |pre-activation|."""
+    rows = {r["episode"]: r for r in load(name)["rows"]}
+    at = [rows[int(e)] for e in episodes.split(",")]
+    return table(["episode"] + [str(r["episode"]) for r in at], [
+        ["mean score"] + [f"{r['score']:.2f}" for r in at],
+        ["actions at +-1"] + [f"{100 * r['saturated']:.0f}%" for r in at],
+        ["mean pre-activation"] + [f"{r['mean_abs_pre']:.1f}" for r in at]]) + f"\n\nFrom `{rel(name)}`."
+
+
+def _forgetting(seed: int) -> dict[str, Any]:
+    data = load(f"forgetting_one_arm_seed{seed}.json")
+    rows = data["rows"]
+    score = [r["score"] for r in rows]
+    greedy = [r["greedy"] for r in rows]
+    windows = [statistics.fmean(score[i - 100:i]) for i in range(100, len(score) + 1)]
+    solved = next(i for i, w in enumerate(windows, start=100) if w >= 30)
+    first = next(i for i, s in enumerate(score) if s >= 30)
+    low = min(range(first + 1, solved), key=lambda i: score[i])
+    first_greedy = next(i for i, g in enumerate(greedy) if g >= 30)
+    best, fall = greedy[first_greedy], 0.0
+    for g in greedy[first_greedy:]:
+        best = max(best, g)
+        fall = max(fall, best - g)
+    return {"solved": solved, "first": first + 1, "first_score": score[first], "greedy_at_first": greedy[first],
+            "low": low + 1, "low_score": score[low], "greedy_at_low": greedy[low], "first_greedy": first_greedy + 1,
+            "fall": fall, "after": (min(greedy[first_greedy:]), max(greedy[first_greedy:])),
+            "q": rows[solved - 1]["q"], "earned": rows[solved - 1]["q_earned"]}
+
+
+@block
+def forgetting(*seeds_: int) -> str:
+    """benchmarks/diagnose_forgetting.py on one arm: each probed seed's training and greedy scores."""
+    lines = []
+    for seed in seeds_:
+        f = _forgetting(seed)
+        lines.append(f"- seed {seed}: solved at {f['solved']}; first 30 at episode {f['first']} ({f['first_score']:.2f}) "
+                     f"with a greedy score of {f['greedy_at_first']:.2f}; the lowest episode after it "
+                     f"{f['low_score']:.2f} (episode {f['low']}, greedy {f['greedy_at_low']:.2f}); greedy first at 30 "
+                     f"at episode {f['first_greedy']}, then {f['after'][0]:.2f}-{f['after'][1]:.2f}, never more than "
+                     f"{f['fall']:.2f} below its best so far; Q(s, mu(s)) {f['q']:.3f} at the solve against "
+                     f"{f['earned']:.3f} earned (`{rel(f'forgetting_one_arm_seed{seed}.json')}`).")
+    return "\n".join(lines)
+
+
+@block
+def batch_norm_diagnosis() -> str:
+    """benchmarks/diagnose_batch_norm.py on the ablation's batch_norm row, seed 1."""
+    rows = {r["episode"]: r for r in load("diagnose_batch_norm_1.json")["rows"]}
+    episodes = sorted(rows)
+    first = next(e for e in episodes if rows[e]["score"] >= 30)
+    crossed = next(e for e in episodes if rows[e]["mean_q"] > 4)
+    peak = max(episodes, key=lambda e: rows[e]["mean_q"])
+    after = max(rows[e]["score"] for e in episodes if e >= 82)
+    best = max(sum(rows[e]["score"] for e in range(k, k + 100)) / 100 for k in range(1, len(episodes) - 98))
+    before = [rows[e] for e in episodes if e <= 79]
+    late = [rows[e] for e in episodes if 10 <= e <= 79]
+    recent = [rows[e]["act_gap_recent"] for e in range(28, 80)]
+    return (f"The run first reached a mean of 30 at episode {first}, then {rows[80]['score']:.2f} at episode 80 and "
+            f"{rows[82]['score']:.2f} at 82, and never more than {after:.2f} after (best 100-episode average "
+            f"{best:.2f}). The critic's mean Q on replay batches passed 4 at episode {crossed} (about the most any "
+            f"policy can earn: some 0.04 a decision, divided by 1 - gamma), was {rows[79]['mean_q']:.2f} at episode 79, "
+            f"then " + ", ".join(f"{rows[e]['mean_q']:.2f}" for e in range(80, 84)) + f" and {rows[84]['mean_q']:.2f} "
+            f"in episodes 80-84, and peaked at {rows[peak]['mean_q']:,.2f} at episode {peak}. Up to episode 79, on "
+            f"replay batches, the action the arms take (evaluation mode, running statistics) differed from the one the "
+            f"actor's update improves (training mode, the batch's statistics) by "
+            f"{min(r['act_gap'] for r in before):.2f}-{max(r['act_gap'] for r in before):.2f} per component, and the "
+            f"target critic (evaluation mode) from the learning critic by "
+            f"{100 * min(r['target_gap'] for r in late):.1f}-{100 * max(r['target_gap'] for r in late):.1f}% of |Q|. "
+            f"On the latest states the modes disagreed more ({min(recent):.2f}-{max(recent):.2f} per component from "
+            f"episode 28 on), but as much before the collapse as after it (`{rel('diagnose_batch_norm_1.json')}`).")
+
+
+@block
+def ablation_seeds() -> str:
+    """The ablation's rows seed by seed where the reading needs them, beside the readable learner's
+    plain runs of the same seeds (the fair baseline of the rows that run on it)."""
+    runs = load("ablation.json")["runs"]
+    readable = {s["seed"]: s for s in load("bench_train_5seeds_readable.json")["seeds"]}
+    by = {v: {r["seed"]: r for r in runs if r["variant"] == v} for v in ("default", "width_64", "prioritized", "noisy",
+                                                                         "batch_norm")}
+
+    def first_30(scores: list[float]) -> str:
+        return next((str(i + 1) for i, s in enumerate(scores) if s >= 30), "never")
+
+    rows = []
+    for seed in range(5):
+        bn = by["batch_norm"][seed]["scores"]
+        best = max(statistics.fmean(bn[i:i + 100]) for i in range(len(bn) - 99))
+        w = by["width_64"][seed]
+        rows.append([seed, ep(by["default"][seed]["solved_at"]),
+                     ep(w["solved_at"]) if w["solved_at"] else f"unsolved (last 100: {statistics.fmean(w['scores'][-100:]):.1f})",
+                     ep(readable[seed]["solved_at"]), ep(by["prioritized"][seed]["solved_at"]),
+                     f"{ep(by['noisy'][seed]['solved_at'])} (first 30: {first_30(by['noisy'][seed]['scores'])})",
+                     f"first 30: {first_30(bn)}; best 100: {best:.1f}; last 100: {statistics.fmean(bn[-100:]):.1f}"])
+    times = [r["wall_time_s"] for r in by["batch_norm"].values()]
+    return (table(["seed", "default", "width_64", "readable learner, plain (one-step default)", "prioritized",
+                   "noisy", "batch_norm (unsolved at 300)"], rows)
+            + f"\n\nbatch_norm's 300-episode runs took {min(times):,.0f}-{max(times):,.0f} s each, two at once. From "
+            f"`{rel('ablation.json')}` and `{rel('bench_train_5seeds_readable.json')}`.")
+
+
+def _update_rates(name: str) -> list[tuple[str, int | None, int | None]]:
+    """bench_train.py --updates-only printouts: each command with its updates/s on two threads
+    (or the readable learner's one) and on one thread."""
+    out = []
+    for part in re.split(r"\n(?=(?:# )?(?:\$ )?(?:\.venv/bin/)?python benchmarks/bench_train\.py)", "\n" + text(name)):
+        command = re.match(r"(?:# )?(?:\$ )?((?:\.venv/bin/)?python benchmarks/bench_train\.py[^\n]*)", part)
+        two = re.search(r"^learner: (\d+) updates/s", part, re.M)
+        one = re.search(r"^learner 1 thread: (\d+) updates/s", part, re.M)
+        commit = re.search(r"commit ([0-9a-f]{7})", part)
+        if command and (two or one):
+            out.append((command[1].strip(), commit[1] if commit else "-", int(two[1]) if two else None,
+                        int(one[1]) if one else None))
+    return out
+
+
+@block
+def update_rates(name: str) -> str:
+    """A file of bench_train.py --updates-only runs, one row each."""
+    rows = [[f"`{c}`", k, "-" if a is None else f"{a:,}", "-" if b is None else f"{b:,}"]
+            for c, k, a, b in _update_rates(name)]
+    return (table(["command", "commit", "updates/s (two threads; readable: its one)", "updates/s on one thread"], rows)
+            + f"\n\nFrom `{rel(name)}`.")
+
+
+@block
+def cores() -> str:
+    """benchmarks/bench_cores.py's three runs."""
+    t_ = text("bench_cores.txt")
+    products = re.findall(r"one process ([\d.]+) us per product; .* speed-up ([\d.]+)", t_)
+    overlap = re.findall(r"(\d+) decisions with acting (\d+) ms, \d+ updates (\d+) ms; .* two threads \d+ ms "
+                         r"\(gain ([\d.]+)\), in two processes \d+ ms \(gain ([\d.]+)\)", t_)
+    rows = [[i + 1, p[0], p[1], o[1], o[2], f"{round(100 * int(o[1]) / (int(o[1]) + int(o[2])))}%", o[3], o[4]]
+            for i, (p, o) in enumerate(zip(products, overlap, strict=True))]
+    return (table(["run", "product alone (us)", "two processes: speed-up", "200 decisions (ms)", "200 updates (ms)",
+                   "decisions' share", "overlap gain, two threads", "overlap gain, two processes"], rows)
+            + f"\n\nFrom `{rel('bench_cores.txt')}`.")
+
+
+@block
+def learner_parts() -> str:
+    """benchmarks/bench_learner_parts.py's printout."""
+    lines = [ln for ln in text("bench_learner_parts.txt").splitlines() if ln and not ln.startswith("#")]
+    return table(["measure", "value"], [ln.rsplit(": ", 1) for ln in lines]) + f"\n\nFrom `{rel('bench_learner_parts.txt')}`."
+
+
+# --------------------------------------------------------------------------- screens and smaller figures
+
+def printout_seeds(name: str) -> list[dict[str, Any]]:
+    """The seeds of a bench_train.py printout (.txt) with no JSON beside it."""
+    out = []
+    for m in re.finditer(r"^seed (\d+): solved at episode (\d+|unsolved)[^\n]*?wall ([\d.]+)s\s+updates (\d+)\s+"
+                         r"final avg100 ([\d.]+)(?:\s+first mean >= 30 at episode (\d+|-))?", text(name), re.M):
+        out.append({"seed": int(m[1]), "solved_at": None if m[2] == "unsolved" else int(m[2]), "wall_s": float(m[3]),
+                    "updates": int(m[4]), "final_avg100": float(m[5]),
+                    "first_30": int(m[6]) if m[6] and m[6] != "-" else None})
+    return out
+
+
+def _screen_runs(name: str) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    if name.endswith(".json"):
+        bench = load(name)
+        command = bench.get("command", "")
+        return command, bench["seeds"], bench
+    command = text(name).splitlines()[0].lstrip("# ")
+    return command, printout_seeds(name), {}
+
+
+@block
+def screens(*names: str) -> str:
+    """Single-seed or few-seed screens: each file's --config (or what its name says), and each
+    seed's solved-at episode, first 30 and last 100-episode average."""
+    rows = []
+    for name in names:
+        command, runs, bench = _screen_runs(name)
+        config = re.search(r"--config '?(\{.*?\})'?(?: --|$)", command)
+        cap = re.search(r"--max-episodes (\d+)", command)
+        cells = "; ".join(f"seed {s['seed']}: {ep(s['solved_at'])}"
+                          + (f" (first 30: {s['first_30']})" if s.get("first_30") else "")
+                          + ("" if s["solved_at"] else f", last 100 averaging {s['final_avg100']:.2f}") for s in runs)
+        rows.append([f"`{Path(name).stem}`", f"`{config[1]}`" if config else "-", cap[1] if cap else "-", cells])
+    return table(["result (`.txt`, `.json`)", "`--config`", "episode cap", "solved at"], rows)
+
+
+@block
+def seven_screens() -> str:
+    """Seed 7's two 60-episode screens on top of 3-step returns with the pause."""
+    rows = []
+    for name in ("bench_train_screen_seed7_noise_sigma0.3.txt", "bench_train_screen_seed7_warmup20000.txt"):
+        command, runs, _ = _screen_runs(name)
+        curve = re.search(r"mean score at episodes 5, 10, \.\.\.: ([\d. ]+)", text(name))[1].split()
+        s = runs[0]
+        rows.append([f"`{re.search(r'--config (.*)$', command)[1]}`", ep(s["solved_at"]) + " (cap 60)",
+                     s.get("first_30") or "-", f"{curve[-1]} at episode {5 * len(curve)}", f"`{rel(name)}`"])
+    return table(["`--config`", "solved at", "first 30", "mean score", "result"], rows)
+
+
+@block
+def learner_rates() -> str:
+    """The learners' updates/s measured after each 5-seed benchmark of the one-step default."""
+    fast, readable = load("bench_train_5seeds.json"), load("bench_train_5seeds_readable.json")
+    return (f"Measured after each benchmark (`bench_train.py`, its last lines): the fast learner "
+            f"{fast['learner_updates_per_s']:.0f} updates/s with each update split over two threads and "
+            f"{fast['learner_1_thread_updates_per_s']:.0f} on one; the readable learner "
+            f"{readable['learner_updates_per_s']:.0f}. Other work kept the second core busy at times.")
+
+
+@block
+def one_arm_swings() -> str:
+    """How much a one-arm run's score swings: its first 30, and over its last 100 episodes."""
+    rows = []
+    for key in ("gamma099", "gamma095"):
+        for s in one_arm(key):
+            last = s["episode_means"][-100:]
+            first = next(i + 1 for i, v in enumerate(s["episode_means"]) if v >= 30)
+            rows.append([ONE_ARM_LABEL[key], s["seed"], first, s["solved_at"] - first, f"{statistics.pstdev(last):.1f}",
+                         f"{min(last):.1f}"])
+    return ("Where the mean over 20 arms is smooth, one arm's score keeps swinging from episode to episode, so the "
+            "100-episode average needs many more episodes after a first 30:\n\n"
+            + table(["settings", "seed", "first 30", "episodes from it to the solve", "standard deviation, last 100",
+                     "lowest, last 100"], rows))
+
+
+@block
+def one_arm_screens() -> str:
+    """The one-arm screens, one or a few seeds each (the tuning log says why each was run)."""
+    names = ["bench_train_one_arm_warmup10000_stopped.json", "bench_train_one_arm_n3_warmup5000_stopped.json",
+             "bench_train_one_arm_n_step3_partial.txt", "bench_train_one_arm_layer_norm_screen.json",
+             "bench_train_one_arm_layer_norm_good33.json", "bench_train_one_arm_layer_norm_good33_u20_stopped.json",
+             "bench_train_one_arm_layer_norm_20arm_rates_0.json", "bench_train_one_arm_layer_norm_20arm_rates_1.json",
+             "bench_train_one_arm_good33.json", "bench_train_one_arm_gamma095_layer_norm_good33_0.json",
+             "bench_train_one_arm_gamma095_layer_norm_good33_1.json", "bench_train_one_arm_gamma09_0.json",
+             "bench_train_one_arm_gamma095_u20_0.json", "bench_train_one_arm_gamma095_lr_critic1e-3_0.json",
+             "bench_train_one_arm_tau1e-2_screen.json", "bench_train_one_arm_lr_critic5e-4_screen.json",
+             "bench_train_one_arm_sigma005_screen.json"] + [f"bench_train_one_arm_sigma005_{k}.json" for k in range(1, 6)] + [
+             "bench_train_one_arm_goal_paths9_u20_screen.json", "bench_train_one_arm_goal_paths9_rates20_screen.json"]
+    return screens(*names) + "\n\nAll in `benchmarks/results/one_arm/`."
+
+
+@block
+def one_arm_first_100() -> str:
+    """One arm, seed 0: what an ensemble of critics makes of the first 100 episodes."""
+    rows = []
+    for name, what in (("bench_train_one_arm_gamma095_0.json", "today's settings before goal paths"),
+                       ("bench_train_one_arm_ensemble5_0.json", "`{\"ensemble\": 5}`"),
+                       ("bench_train_one_arm_ensemble5_u20_0.json", "`{\"ensemble\": 5, \"learn_updates\": 20}`"),
+                       ("bench_train_one_arm_ensemble5_subset1_0.json", "`{\"ensemble\": 5, \"ensemble_subset\": 1}`")):
+        bench = load(name)
+        s = bench["seeds"][0]
+        means = s["episode_means"]
+        rows.append([what, f"{statistics.fmean(means[:100]):.2f}", f"{max(means[:100]):.2f}", s.get("first_30") or "-",
+                     f"{ep(s['solved_at'])} (cap {bench['max_episodes']})", f"{s['wall_s']:,.1f} s", f"`{Path(name).stem}`"])
+    return table(["settings", "average of episodes 1-100", "best of them", "first 30", "solved at", "wall-clock",
+                  "result (`one_arm/`)"], rows)
+
+
+@block
+def crossq() -> str:
+    """CrossQ's critic: 15 episodes of 20 arms, and Pendulum-v1 against plain DDPG."""
+    rows = list(csv.DictReader(path("crossq_twin_20_arms_seed0_metrics.csv").open()))
+    scores = [float(r["score_mean"]) for r in rows]
+    q = max(abs(float(r["mean_q"])) for r in rows)
+    firsts = {}
+    for method in ("plain", "crossq"):
+        pend = list(csv.DictReader(path(f"crossq_pendulum_{method}_seed0_metrics.csv").open()))
+        firsts[method] = min(int(r["episode"]) for r in pend if float(r["score_mean"]) > -200)
+    return (f"Over its first {len(rows)} episodes on 20 arms (seed 0, by `train.py`) the mean score stayed between "
+            f"{min(scores):.2f} and {max(scores):.2f} and the critic's mean Q within {q:.3f} of zero "
+            f"(`{rel('crossq_twin_20_arms_seed0_metrics.csv')}`). On Pendulum-v1 it first scored above -200 at "
+            f"episode {firsts['crossq']} against {firsts['plain']} for plain DDPG "
+            f"(`{rel('crossq_pendulum_seed0.txt')}` and the metrics beside it).")
+
+
+@block
+def ensemble_on_the_gpu() -> str:
+    """What the ensemble's median updates would cost captured on the H200, against the default's."""
+    c = gpu()["costs"]
+    one, five = c["update_graph_cuda_ms"], c["update_ensemble5_graph_cuda_ms"]
+    ens = median(s["updates"] for s in seeds("bench_train_candidate_ensemble5_0-2.json",
+                                             "bench_train_candidate_ensemble5_3-9.json"))
+    default = median(s["updates"] for s in load("bench_train_default_beside_ensemble.json")["seeds"])
+    return (f"On an H200 (`{rel('gpu_nvidia_h200.json')}`) the captured update of five critics took {five:.3f} ms "
+            f"against {one:.3f} ms for one, so the ensemble's median {ens:,.0f} updates cost {ens * five / 1000:.1f} s "
+            f"of learning against {default * one / 1000:.1f} s for the default's {default:,.0f}, and learning is the "
+            f"smallest part of a GPU run.")
+
+
+@block
+def h200_shared16() -> str:
+    """Sixteen runs sharing one H200: each sweep over the seeds all four finished."""
+    parts = [("default", "the default"), ("tau1.5e-2", "tau 1.5e-2"), ("batch512_tau2e-2", "batch 512, tau 2e-2"),
+             ("batch512_tau1.5e-2", "batch 512, tau 1.5e-2")]
+    sweeps = [{s["seed"]: s for s in load(f"bench_train_h200_shared16_{p}.json")["seeds"]} for p, _ in parts]
+    common = sorted(set.intersection(*(set(s) for s in sweeps)))
+    rows = []
+    for (_, label), sweep in zip(parts, sweeps, strict=True):
+        runs = [sweep[s] for s in common]
+        by_102 = sum(r["solved_at"] is not None and r["solved_at"] <= 102 for r in runs)
+        unsolved = [r["seed"] for r in runs if r["solved_at"] is None]
+        updates = median(r["updates"] if r["solved_at"] else 10**9 for r in runs)
+        per_update = median(1000 * r["seconds"]["learning"] / r["updates"] for r in runs)
+        rows.append([label, f"{by_102}/{len(runs)}" + (f" (unsolved at 105: seed{'s' if len(unsolved) > 1 else ''} "
+                                                      f"{listing(unsolved)})" if unsolved else ""),
+                     f"{updates:,.0f}", f"{median(r['wall_s'] for r in runs):.1f} s", f"{per_update:.2f} ms"])
+    return (table(["settings", "solved by episode 102", "median updates", "median wall-clock",
+                   "median learning time per update"], rows)
+            + f"\n\nOver the {len(common)} seeds every sweep finished ({listing(common)}). From "
+            f"`benchmarks/results/larger_batches/bench_train_h200_shared16_*`.")
 
 
 # --------------------------------------------------------------------------- the results index
