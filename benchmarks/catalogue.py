@@ -365,6 +365,32 @@ def side_by_side_summary() -> str:
             f"earlier sitting ({files_note('defaults_side_by_side/')}).")
 
 
+@block
+def solved_at_count() -> str:
+    """README: what the solved-at count means, against the course's count."""
+    run = committed_run()
+    w = run["window"]
+    return (f"Episode {w} is the earliest a run can be solved: solving means an average of at least "
+            f"{run['target_score']:g} over {w} consecutive episodes, and episodes 1-{w} are the first such window. The "
+            f"course's own code counts the episodes before that window, so for this run it would print \"Environment "
+            f"solved in {run['solved_at_episode'] - w} episodes\"; a course solution that \"solved in 150 episodes\" "
+            f"solved at episode {150 + w} in this count.")
+
+
+@block
+def one_arm_readme() -> str:
+    """README: the one-arm version in one sentence."""
+    d = {k: distribution(one_arm(k)) for k in ("paths9", "paths4", "gamma095", "gamma099")}
+    pair = {k: load(f"bench_train_one_arm_pair_{k}.json")["seeds"] for k in ("goal_paths", "before_goal_paths")}
+    ratio = median(a["wall_s"] / b["wall_s"] for a, b in zip(pair["goal_paths"], pair["before_goal_paths"], strict=True))
+    return (f"The one-arm version (`--agents 1`, its own settings in `tasks.REACHER_ONE_ARM`; among them goal paths, "
+            f"each episode stored again against 9 more goal paths) solved {d['paths9']['n_solved']}/{d['paths9']['n']} "
+            f"seeds at a median of {d['paths9']['median']:g} episodes ({d['paths4']['median']:g} with 4 goal paths, "
+            f"{d['gamma095']['median']:g} without goal paths, {d['gamma099']['median']:g} with gamma 0.99; "
+            f"{files_note('one_arm/')}); goal paths cost about {ratio:.1f} times the wall-clock of none (seeds 0 and 1 "
+            f"side by side), and its score still swings from episode to episode.")
+
+
 # --------------------------------------------------------------------------- the settings
 
 HYPERPARAMETER_NOTES = {
@@ -888,6 +914,139 @@ def h200_shared16() -> str:
                    "median learning time per update"], rows)
             + f"\n\nOver the {len(common)} seeds every sweep finished ({listing(common)}). From "
             f"`benchmarks/results/larger_batches/bench_train_h200_shared16_*`.")
+
+
+# --------------------------------------------------------------------------- what reproduces where, where the time goes
+
+@block
+def reproducible_cost() -> str:
+    """docs/benchmarks.md: the default and --reproducible over seeds 0-4 in one sitting."""
+    default, pinned = load("bench_train_default_d38f0cf.json"), load("bench_train_reproducible_d38f0cf.json")
+    rows = []
+    for mode, bench in (("default", default), ("`--reproducible`", pinned)):
+        s = bench["seeds"]
+        rows.append([mode, ", ".join(ep(x["solved_at"]) for x in s) + f": median {bench['median_solved_at']:.0f}, "
+                     f"{bench['n_solved']}/{len(s)} solved",
+                     ", ".join(f"{x['wall_s']:.1f}" for x in s) + f" s: median {bench['median_wall_s']:.1f} s",
+                     f"{bench['learner_updates_per_s']:.0f} / {bench['learner_1_thread_updates_per_s']:.0f}"])
+    second = load("bench_train_5seeds_73a33ce_second_machine.json")
+    return (table(["mode", "solved at episode", "wall-clock to solve", "learner updates/s (2 threads / 1)"], rows)
+            + f"\n\nThat is {pinned['median_wall_s'] / default['median_wall_s'] - 1:.0%} more wall-clock to solve and "
+            f"{1 - pinned['learner_updates_per_s'] / default['learner_updates_per_s']:.0%} fewer updates per second. "
+            f"These were also the first runs with an IEEE-exact Adam square root (commit d38f0cf), which changed every "
+            f"path; five seeds of the one-step default solved as before on that machine (median "
+            f"{default['median_solved_at']:.0f} against {second['median_solved_at']:.0f}). From "
+            f"`{rel('bench_train_default_d38f0cf.json')}`, `{rel('bench_train_reproducible_d38f0cf.json')}`.")
+
+
+@block
+def time_shares() -> str:
+    """docs/benchmarks.md: where a run's wall-clock goes, seed by seed."""
+    bench = load("bench_train_default_beside_candidate.json")
+    rows = [[s["seed"]] + [f"{s['seconds'][k] / s['wall_s']:.0%}" for k in ("learning", "environment", "acting", "other")]
+            + [f"{s['seconds']['environment']:.1f} s"] for s in bench["seeds"]]
+    return (table(["seed", "learning", "stepping the environment", "acting", "the rest (storing, the loop, resets)",
+                   "environment, seconds"], rows)
+            + f"\n\nFrom `{rel('bench_train_default_beside_candidate.json')}` (the one-step default, a quiet machine; "
+            f"every run of the benchmark prints these per seed).")
+
+
+@block
+def env_speed() -> str:
+    """benchmarks/bench_env.py: decisions per second of the built-in Reacher, 20 arms and one."""
+    t_ = text("bench_env.txt")
+    rates = re.findall(r"^decisions/s: median ([\d,]+)", t_, re.M)
+    agent_steps = re.findall(r"^agent-steps/s: median ([\d,]+)", t_, re.M)
+    per = re.findall(r"^per decision: (\d+) us", t_, re.M)
+    agents = re.findall(r"^agents: (\d+)", t_, re.M)
+    return table(["arms", "decisions/s (median)", "agent-steps/s (median)", "per decision"],
+                 [[a, r, s, f"{u} us"] for a, r, s, u in zip(agents, rates, agent_steps, per, strict=True)]) + (
+        f"\n\nOne core, random actions, rendering off (`.venv/bin/python benchmarks/bench_env.py`, `{rel('bench_env.txt')}`).")
+
+
+# --------------------------------------------------------------------------- the environment
+
+@block
+def fidelity_table() -> str:
+    """docs/environment.md: the built-in Reacher against the PhysX 4.1 reference (bench_fidelity.py)."""
+    fid = load("fidelity.json")
+    pol = fid["policies"]
+    u = pol["uniform"]
+    const = fid["constant_path"]
+    diffs = [max(abs(a - b) for a, b in zip(row[1:], ref[1:], strict=True))
+             for row, ref in zip(const["built_in"], const["physx"], strict=False)]
+
+    def score(p: dict[str, Any]) -> list[str]:
+        return [f"**{p['score_mean']:.3f}** +- {p['score_se']:.3f}", f"{p['physx']['score_mean']:.3f} +- {p['physx']['score_se']:.3f}"]
+
+    cap = fid["physx_cap_uniform"]
+    return table(["1000 arm-episodes per row", "built-in", "PhysX 4.1 reference", "test tolerance"], [
+        ["mean episode score, uniform random actions", *score(pol["uniform"]), "+- 0.04"],
+        ["mean episode score, Gaussian actions clipped to [-1, 1]", *score(pol["gauss"]), "+- 0.04"],
+        ["mean episode score, Ornstein-Uhlenbeck actions (theta 0.15, sigma 0.2)", *score(pol["ou"]), "+- 0.10"],
+        ["median distance A / B moved in 50 uniform decisions",
+         f"**{u['distance_a_median']:.2f}** / **{u['distance_b_median']:.2f}**",
+         f"{u['physx']['dA50_med']:.2f} / {u['physx']['dB50_med']:.2f}", "20%"],
+        ["share of physics steps on which the cap scales A / B (uniform)",
+         f"**{u['cap_fraction_a']:.3f}** / **{u['cap_fraction_b']:.3f}**", f"{cap[0]:.3f} / {cap[1]:.3f}", "+- 0.05"],
+        ["constant torque (1, 0, 0, 0) from rest: largest difference of A's and B's centres at decisions 15 and 30",
+         f"**{diffs[1]:.3f}**, {diffs[2]:.3f}", "", "0.05"]]) + f"\n\nFrom `{rel('fidelity.json')}`."
+
+
+@block
+def fidelity_trajectories() -> str:
+    """docs/environment.md: how long single trajectories agree, with PhysX and with themselves."""
+    fid = load("fidelity.json")
+    within = fid["recorded_episode"]["within"]
+    nudged = fid["self_divergence"]
+    first = f"{fid['recorded_episode']['error_after_first_decision']:.1e}".replace("e-03", "e-3")
+    return (f"Fed the reference's recorded uniform episode (the same actions and goal), the built-in arm's segment "
+            f"centres stay within 1e-2 of PhysX's for the first {within['0.01']} decisions, within 0.1 for "
+            f"{within['0.1']} and within 1 for {within['1.0']}; the gap after the first decision is already {first}. "
+            f"Two runs of the built-in arm itself, one with segment B nudged by 0.001 rad/s at the start, stay within "
+            f"1e-2 for {nudged['0.001']['0.01']} decisions and within 0.1 for {nudged['0.001']['0.1']} (nudged by "
+            f"1e-6 rad/s: {nudged['1e-06']['0.01']} and {nudged['1e-06']['0.1']}).")
+
+
+@block
+def reference_variants() -> str:
+    """docs/environment.md: what the PhysX reference's own variants score (tests/physx_reference/)."""
+    from reacher.fidelity import read_reference_results
+
+    ref = ROOT / "tests" / "physx_reference"
+
+    def uniform(name: str) -> float:
+        return read_reference_results(ref / name)["uniform"]["score_mean"]
+
+    base = uniform("unity_6_1_1000_arm_episodes.txt")
+    return table(["question", "choice"], [
+        ["solver iterations", f"irrelevant to the converged result; in the reference 6/1 and 12/12 iterations give "
+         f"the same statistics (uniform {base:.3f} and {uniform('unity_12_12_1000_arm_episodes.txt'):.3f}; "
+         f"`tests/physx_reference/unity_12_12_1000_arm_episodes.txt`)"],
+        ["collisions", f"none: the original's joints ignore contacts between the bodies they join, and arms of "
+         f"neighbouring agents never meet in the scored task (the reference without the base's collider scores "
+         f"{uniform('unity_6_1_no_base_collider_1000_arm_episodes.txt'):.3f} against {base:.3f} under uniform actions: "
+         f"`unity_6_1_no_base_collider_1000_arm_episodes.txt`). The ground plane is only drawn."]])
+
+
+@block
+def unity_speed() -> str:
+    """docs/unity.md: steps per second through the Unity protocol and directly (bench_unity.py)."""
+    names = {"protocol (unityagents 0.4 + stand-in)": "genuine `unityagents` 0.4 + stand-in",
+             "stand-in side only (no client)": "the stand-in's own work, no client (decode, simulate, encode)",
+             "direct (reacher.ReacherEnvironment)": "direct `reacher.ReacherEnvironment`"}
+    rows, rate = [], {}
+    for line in text("bench_unity.txt").splitlines():
+        m = re.match(r"(.+?)\s+(\d+)\s+(\d+)\s+(\d+)\s+\[", line)
+        if m:
+            rows.append([names[m[1].strip()], m[2], f"{int(m[3]):,}", f"{int(m[4]):,}"])
+            rate[m[1].strip(), int(m[2])] = int(m[3])
+    proto, side = rate["protocol (unityagents 0.4 + stand-in)", 20], rate["stand-in side only (no client)", 20]
+    direct = rate["direct (reacher.ReacherEnvironment)", 20]
+    return (table(["interface", "agents", "steps/s", "agent-steps/s"], rows)
+            + f"\n\nThrough the protocol a 20-agent step takes about {1000 / proto:.1f} ms, of which the stand-in's side "
+            f"takes about {1000 / side:.2f} ms; the built-in environment directly is about {direct / proto:.0f} times "
+            f"faster (`{rel('bench_unity.txt')}`).")
 
 
 # --------------------------------------------------------------------------- the results index
