@@ -98,7 +98,10 @@ def listing(values: Iterable[Any], last: str = "and") -> str:
 def span(values: Iterable[float], form: str = "{:.1f}", unit: str = "") -> str:
     """'low-high' of some values."""
     values = sorted(values)
-    return f"{form.format(values[0])}-{form.format(values[-1])}{unit}"
+    low, high = form.format(values[0]), form.format(values[-1])
+    if low == high:
+        return f"{low}{unit}"
+    return f"{low}{' to ' if values[0] < 0 else '-'}{high}{unit}"
 
 
 def median(values: Iterable[float]) -> float:
@@ -345,7 +348,8 @@ def twenty_seeds() -> str:
     rows.append(["**median**", f"**{d['median']:g}**", f"{d['first_30']:g}", f"{d['updates']:,.0f}", f"{d['wall']:.1f} s"])
     return (table(["seed", "solved at episode", "first episode with mean >= 30", "learner updates", "wall-clock"], rows)
             + f"\n\n{d['n_solved']}/{d['n']} solved, {sum(s['solved_at'] == 100 for s in runs)} of them at episode 100, "
-            f"the earliest possible; median {d['median']:g}, 90th percentile {d['p90']}, worst {d['worst']} ({files_note('default_20_seeds/' + TWENTY_FILES['gamma095'] + '.txt')}, commit "
+            f"the earliest possible; median {d['median']:g}, 90th percentile {d['p90']}, worst {d['worst']} "
+            f"({files_note('default_20_seeds/' + TWENTY_FILES['gamma095'] + '.txt')}, commit "
             f"{commit_of(TWENTY['gamma095'][0])}, two seeds at a time, one thread each).")
 
 
@@ -780,7 +784,7 @@ def screens(*names: str) -> str:
     seed's solved-at episode, first 30 and last 100-episode average."""
     rows = []
     for name in names:
-        command, runs, bench = _screen_runs(name)
+        command, runs, _ = _screen_runs(name)
         config = re.search(r"--config '?(\{.*?\})'?(?: --|$)", command)
         cap = re.search(r"--max-episodes (\d+)", command)
         cells = "; ".join(f"seed {s['seed']}: {ep(s['solved_at'])}"
@@ -1047,6 +1051,268 @@ def unity_speed() -> str:
             + f"\n\nThrough the protocol a 20-agent step takes about {1000 / proto:.1f} ms, of which the stand-in's side "
             f"takes about {1000 / side:.2f} ms; the built-in environment directly is about {direct / proto:.0f} times "
             f"faster (`{rel('bench_unity.txt')}`).")
+
+
+# --------------------------------------------------------------------------- Gymnasium tasks
+
+@block
+def mountaincar_notebook() -> str:
+    """docs/gymnasium.md: the committed MountainCarContinuous notebook's full run."""
+    notebook = json.loads((ROOT / "MountainCarContinuous.ipynb").read_text())
+    out = "".join("".join(o.get("text", "")) for c in notebook["cells"] if c["cell_type"] == "code"
+                  for o in c.get("outputs", []))
+    m = re.search(r"Solved at episode (\d+): average [\d.]+ over episodes \d+-\d+, ([\d.]+)s", out)
+    return (f"It is committed with the outputs of a full run: solved at episode {m[1]} in {m[2]} s, with the final "
+            f"maps and four frames of the animation.")
+
+
+@block
+def mountaincar_value_map() -> str:
+    """docs/gymnasium.md: the run the value-map figure comes from."""
+    run = load("mountaincar_value_map_run.json")
+    return (f"both carry the trajectory of the episode that solved the task (episode {run['solved_at_episode']}, its "
+            f"return in the title). Made by `.venv/bin/{run['command']}` (seed {run['seed']}), whose `value_map.png` it "
+            f"is; the run's record is `{rel('mountaincar_value_map_run.json')}`.")
+
+
+def _equal() -> dict[str, Any]:
+    return load("equal_steps.json")
+
+
+@block
+def equal_steps_budgets() -> str:
+    """docs/gymnasium.md: each task's threshold and budget of environment steps, as the results file records them."""
+    tasks = _equal()["tasks"]
+    return table(["task", "threshold", "budget (environment steps)", "where the budget comes from"],
+                 [[task, f"{spec['threshold']:g}", f"{spec['budget_steps']:,}", spec["budget_from"]]
+                  for task, spec in tasks.items()])
+
+
+@block
+def equal_steps_table() -> str:
+    """docs/gymnasium.md: bench_gym.py's table of equal_steps.json (its .txt), recomputed from its runs."""
+    from benchmarks import bench_gym
+
+    data = _equal()
+    summary, out = bench_gym.summary_and_table(data["tasks"], data["runs"])
+    if summary != data["summary"]:
+        raise ValueError("equal_steps.json's summary is not its runs'")
+    return "```\n" + out.rstrip("\n") + "\n```\n\nFrom `" + rel("equal_steps.json") + "`."
+
+
+@block
+def equal_steps_runs() -> str:
+    """docs/gymnasium.md: each task's runs at equal budgets, by method: how many solved, the steps and
+    seconds of those that did, the final returns, episodes and minutes of those that did not."""
+    data = _equal()
+    rows = []
+    for task in data["tasks"]:
+        for method in ("ours", "sb3-ddpg", "sb3-td3"):
+            runs = [r for r in data["runs"] if r["task"] == task and r["method"] == method]
+            done = [r for r in runs if r["solved"]]
+            rest = [r for r in runs if not r["solved"]]
+            solved = (f"{span([r['env_steps_to_threshold'] for r in done], '{:,}')} steps, "
+                      f"{span([r['seconds_to_threshold'] for r in done], '{:,.1f}', ' s')}, episodes "
+                      f"{span([r['solved_at_episode'] for r in done], '{}')}") if done else "-"
+            unsolved = (f"last 100 averaging {span([r['final_return'] for r in rest], '{:,.2f}')} after "
+                        f"{span([r['episodes'] for r in rest], '{:,}')} episodes, "
+                        f"{span([r['wall_s'] / 60 for r in rest], '{:.0f}')} minutes") if rest else "-"
+            rows.append([task, method, f"{len(done)}/{len(runs)}", solved, unsolved])
+    return table(["task", "method", "solved", "the solved runs", "the runs that did not solve within the budget"], rows)
+
+
+@block
+def equal_steps_in_short() -> str:
+    """docs/gymnasium.md: the equal-budget comparison in a paragraph."""
+    data = _equal()
+    summary = data["summary"]
+    peers = (("sb3-ddpg", "DDPG"), ("sb3-td3", "TD3"))
+    solved = {m: sum(summary[t][m]["solved"] for t in summary) for m, _ in peers}
+    runs_each = sum(summary[t]["sb3-ddpg"]["seeds"] for t in summary)
+    ratios = [summary[t][m] for t in summary for m, _ in peers if summary[t][m]["ratio_env_steps"]]
+    steps, seconds = sorted(r["ratio_env_steps"] for r in ratios), sorted(r["ratio_seconds"] for r in ratios)
+    every = {m: [t for t in summary if summary[t][m]["solved"] == summary[t][m]["seeds"]] for m, _ in peers}
+    unsolved = [t for t in summary if all(summary[t][m]["ratio_env_steps"] is None for m, _ in peers)]
+    ours_all = all(summary[t]["ours"]["solved"] == summary[t]["ours"]["seeds"] for t in summary)
+    hours = {m: sum(r["wall_s"] for r in data["runs"] if r["method"] == m) / 3600 for m in ("ours", "sb3-ddpg", "sb3-td3")}
+    return (f"**In short**: ours reached the threshold on {'all 5 seeds of every task' if ours_all else 'not every seed'}. "
+            f"Of the {runs_each} runs each peer made (3 seeds on {len(summary)} tasks), SB3's DDPG solved "
+            f"{solved['sb3-ddpg']} and its TD3 {solved['sb3-td3']}: DDPG all 3 seeds on {listing(every['sb3-ddpg'])}, "
+            f"TD3 on {listing(every['sb3-td3'])}. Where a peer's median run solved, it needed "
+            f"{steps[0]:.2f}-{steps[-1]:.2f} times ours' environment steps and {seconds[0]:.2f}-{seconds[-1]:.2f} times "
+            f"ours' wall-clock (UnityReacher-v0's compare two machines, see \"Two machines\"). On {listing(unsolved)} "
+            f"neither peer's median run reached the threshold within the budget. The runs add up to "
+            f"{sum(hours.values()):.1f} hours of one core (ours {hours['ours']:.1f} of them), about "
+            f"{sum(hours.values()) / 2:.0f} hours two at a time.")
+
+
+@block
+def ours_on_xeon() -> str:
+    """docs/gymnasium.md: ours again on the Xeon the later peer runs used, and the same-machine ratios."""
+    data, xeon = _equal(), load("equal_steps_ours_xeon.json")
+    cpu = [s["machine"]["cpu"] for s in data["sittings"]]
+    epyc = [i for i, c in enumerate(cpu) if c == "AMD EPYC"]
+    other = [i for i, c in enumerate(cpu) if c != "AMD EPYC"]
+    ours = xeon["summary"]["UnityReacher-v0"]["ours"]
+    peers = data["summary"]["UnityReacher-v0"]
+    ratios = [peers[m]["median_seconds"] / ours["median_seconds"] for m in ("sb3-ddpg", "sb3-td3")]
+    steps = sorted(r["env_steps_to_threshold"] for r in xeon["runs"] if r["task"] == "InvertedDoublePendulum-v5")
+    pole = xeon["summary"]["InvertedDoublePendulum-v5"]["ours"]
+    return (f"Sittings {span(epyc, '{}')} ran on a 2-core AMD EPYC, sittings {span(other, '{}')} on a 2-core "
+            f"{xeon['machine']['cpu']}; each sitting's record names its CPU. Ours again on that CPU "
+            f"(`{xeon['command']}`, commit {_short(xeon['git_commit'])}):\n\n"
+            f"- UnityReacher-v0: {ours['solved']}/{ours['seeds']}, a median of {ours['median_env_steps']:,.0f} steps in "
+            f"{ours['median_seconds']:.1f} s, so on one machine the peers' wall-clock is {ratios[0]:.2f} and "
+            f"{ratios[1]:.2f} times ours'.\n"
+            f"- InvertedDoublePendulum-v5: {pole['solved']}/{pole['seeds']} at {steps[0]:,}-{steps[-1]:,} steps, a "
+            f"median of {pole['median_env_steps']:,.0f} in {pole['median_seconds']:.1f} s.")
+
+
+@block
+def gym_capped() -> str:
+    """docs/gymnasium.md: the earlier comparison under a 300 s cap (bench_gym.json, bench_gym_reacher.json)."""
+    rows, stopped, lines = [], [], []
+    for name in ("bench_gym.json", "bench_gym_reacher.json"):
+        bench = load(name)
+        for task, methods in bench["summary"].items():
+            for method, row in methods.items():
+                ratios = " / ".join(num(row[k], 2) for k in ("ratio_episodes", "ratio_env_steps", "ratio_seconds"))
+                rows.append([task, method, f"{row['solved']}/{row['seeds']}", num(row["median_episodes"]),
+                             num(row["median_env_steps"]), num(row["median_seconds"], 1), ratios])
+            ours = sorted((r for r in bench["runs"] if r["method"] == "ours" and r["task"] == task), key=lambda r: r["seed"])
+            lines.append(f"- {task}: solved at episodes {', '.join(str(r['solved_at_episode'] or 'not solved') for r in ours)} "
+                         f"(seeds 0-4), in {', '.join(num(r['time_to_solve_s'], 1) for r in ours)} s.")
+            for method in methods:
+                capped = [r for r in bench["runs"] if r["task"] == task and r["method"] == method and r["capped"]]
+                if capped:
+                    stopped.append(f"{method} on {task}: {len(capped)} run(s) stopped by the cap of {bench['cap_s']:g} s "
+                                   f"after {span([r['episodes_run'] for r in capped], '{}')} episodes "
+                                   f"({span([r['env_steps'] for r in capped], '{:,}')} steps)")
+    return ("\n".join(lines) + "\n\n" + table(["task", "method", "solved", "median episodes", "median env steps",
+                                                "median seconds", "x ours (episodes / steps / seconds)"], rows)
+            + "\n\nRuns stopped by the cap: " + "; ".join(stopped) + f". From `{rel('bench_gym.json')}` and "
+            f"`{rel('bench_gym_reacher.json')}`.")
+
+
+@block
+def mujoco_runs() -> str:
+    """docs/gymnasium.md: the small MuJoCo tasks over seeds 0-4, from their runs' records."""
+    from ddpg.solved import median_with_unsolved
+
+    lines = []
+    for task, prefix in (("InvertedPendulum-v5", "ip_p3"), ("InvertedDoublePendulum-v5", "idp_p3"),
+                         ("Reacher-v5", "rv5_p5")):
+        runs = [load(f"gym_probes/{prefix}_s{seed}.json") for seed in range(5)]
+        med = {k: median_with_unsolved([r[k] for r in runs]) for k in ("solved_at_episode", "env_steps_to_solve",
+                                                                         "time_to_solve_s")}
+        lines.append(f"- {task}: solved at episodes {', '.join(str(r['solved_at_episode']) for r in runs)} (seeds 0-4); "
+                     f"median {med['solved_at_episode']:.0f} episodes, {med['env_steps_to_solve']:,.0f} steps, "
+                     f"{med['time_to_solve_s']:.1f} s.")
+    return "\n".join(lines) + "\n\nFrom `benchmarks/results/gymnasium/gym_probes/` (`ip_p3_s*.json`, `idp_p3_s*.json`, `rv5_p5_s*.json`)."
+
+
+@block
+def reacher_v5_generic() -> str:
+    """docs/gymnasium.md: Reacher-v5 with the generic entry, before tuning."""
+    run = load("reacher_v5_seed0.json")
+    return (f"**Before tuning**, Reacher-v5's generic entry (one update per step, warm-up 1000, OU noise 0.2) ended "
+            f"{run['episodes_run']} episodes ({run['env_steps']:,} steps) in {run['wall_time_s']:.0f} s at an average "
+            f"return over its last 100 episodes of **{run['final_average']:.2f}** (seed {run['seed']}; "
+            f"`{rel('reacher_v5_seed0.json')}`).")
+
+
+# --------------------------------------------------------------------------- docs/training.md
+
+@block
+def fast_backend_speed() -> str:
+    """The fast learner before and after it became a back-end, alternating in one sitting."""
+    speed = load("backends_fast_cpu_speed.json")
+    old_one = [r["updates_per_s_1_thread"] for r in speed["runs"] if r["code"] == "old"]
+    return (f"`bench_train.py --updates-only`, the code before and after alternating three times in one sitting "
+            f"(`{rel('backends_fast_cpu_speed.json')}`), gave medians of {speed['median_2_threads']['old']:.0f} and "
+            f"{speed['median_2_threads']['new']:.0f} updates/s on two threads (after/before "
+            f"{speed['new_over_old_2_threads']}) and {speed['median_1_thread']['old']:.0f} and "
+            f"{speed['median_1_thread']['new']:.0f} on one ({speed['new_over_old_1_thread']}), while the same code's "
+            f"runs drifted by more than that (before, on one thread, {min(old_one):.0f}-{max(old_one):.0f}).")
+
+
+@block
+def gpu_acting() -> str:
+    """docs/training.md: acting for 20 arms on each device, and the probe machine's update costs."""
+    c, p = gpu()["costs"], load("gpu_nvidia_h200_probe.json")["costs"]
+    tests = gpu()["tests"]["summary"].split(" in ")[0]
+    return (f"The CUDA tests of `tests/test_backends.py` passed there ({tests}: the checks of the no-GPU message), and "
+            f"the capture held. Acting for 20 arms: {c['act_fast_cpu_us']:.1f} us per decision on the CPU (the fast "
+            f"back-end's written-out pass), {c['act_graph_cpu_copy_us']:.1f} us on the graph back-end's CPU copy of the "
+            f"actor, {c['act_eager_cuda_us']:.1f} us eagerly on the GPU. An earlier, shorter call on another H200 "
+            f"machine (`{rel('gpu_nvidia_h200_probe.json')}`) gave {p['update_graph_cuda_ms']:.3f} ms per graphed "
+            f"update, {p['update_eager_cuda_ms']:.3f} ms eagerly and {p['update_fast_cpu_ms']:.3f} ms on its CPU: the "
+            f"CPU-side figures move from machine to machine more than the graph's.")
+
+
+@block
+def gpu_reading() -> str:
+    """docs/training.md: where a GPU run's time goes, and the GPU issue's aims."""
+    g = gpu()
+    runs, s = _gpu_runs(), g["summary"]
+    one = runs["cuda", "graph", 1]["seconds"]
+    graph, overlap, cpu = s["cuda graph"], s["cuda graph-overlap"], s["cpu fast"]
+    learning = [runs["cpu", "fast", k]["seconds"]["learning"] for k in (0, 1, 2)]
+    updates = [r["updates"] for r in g["runs"] if r["device"] == "cuda"]
+    met = any(any(a.values()) for a in s["aims_met"].values())
+    return (f"Where the time went in the `graph` run of seed 1: stepping the environment {one['environment']:.1f} s, "
+            f"acting {one['acting']:.1f} s, learning {one['learning']:.1f} s, the rest of the loop (storing "
+            f"transitions, n-step returns, resets) {one['other']:.1f} s. Against the GPU issue's aims (3/3 solved by "
+            f"episode 102, a median of at most 30 s, at least twice as fast as the CPU): the worst solves were at "
+            f"{graph['worst_solved_at']} by `graph` and at {overlap['worst_solved_at']} by `graph-overlap`; the medians "
+            f"{graph['median_wall_s']:.1f} s and {overlap['median_wall_s']:.1f} s against {cpu['median_wall_s']:.1f} s "
+            f"on the CPU; the CPU took {graph['cpu_over_cuda']:.2f} and {overlap['cpu_over_cuda']:.2f} times as long. "
+            f"**{'Met' if met else 'Not met'}**: the GPU can only save the CPU's learning time, which was "
+            f"{min(learning):.1f}-{max(learning):.1f} s of each CPU run. A seed's updates to solve on CUDA "
+            f"({min(updates):,} to {max(updates):,} here) are another draw than on the CPU (CUDA's generator draws "
+            f"the batches).")
+
+
+@block
+def gpu_overlap() -> str:
+    """docs/training.md: what graph-overlap saves on the H200, and what acting a step behind does (on the CPU)."""
+    g = gpu()
+    runs, s, c = _gpu_runs(), g["summary"], g["costs"]
+
+    def waits(learner: str) -> str:
+        ms = [runs["cuda", learner, k]["seconds"]["learning"] / runs["cuda", learner, k]["updates"] * 1000 for k in (0, 1, 2)]
+        return f"{min(ms):.2f}-{max(ms):.2f}"
+
+    one = runs["cuda", "graph", 1]["seconds"]
+    fixed = one["environment"] + one["acting"] + one["other"]
+    lines = [f"On the H200 the host then waited {waits('graph-overlap')} ms per update instead of {waits('graph')} ms, "
+             f"and the median wall-clock fell from {s['cuda graph']['median_wall_s']:.1f} s to "
+             f"{s['cuda graph-overlap']['median_wall_s']:.1f} s. It does not hide all of the learning: a learning step's "
+             f"20 replays take about {20 * c['update_graph_cuda_ms']:.1f} ms of the GPU (20 x "
+             f"{c['update_graph_cuda_ms']:.3f} ms), while the 20 environment steps beside them take about "
+             f"{fixed / 100_000 * 20 * 1000:.1f} ms of the CPU (stepping, acting and the loop, {fixed:.1f} s per 100,000 "
+             f"steps in the seed-1 run above)."]
+    for learner, how in (("graph", "in step"), ("graph-overlap", "one step behind")):
+        seeds_ = sorted(load(f"overlap_cpu_eager_{learner}.json")["runs"], key=lambda r: r["seed"])
+        lines.append(f"On this project's CPU, {how}, solved at {', '.join(str(r['solved_at']) for r in seeds_)} with "
+                     f"{', '.join(format(r['updates'], ',') for r in seeds_)} updates (median "
+                     f"{median(r['updates'] for r in seeds_):,.0f}; `{rel(f'overlap_cpu_eager_{learner}.json')}`).")
+    in_step = ", ".join(str(runs["cuda", "graph", k]["solved_at"]) for k in (0, 1, 2))
+    behind = ", ".join(str(runs["cuda", "graph-overlap", k]["solved_at"]) for k in (0, 1, 2))
+    lines.append(f"On the GPU, seeds 0-2 solved at {in_step} in step and {behind} one step behind.")
+    return "\n\n".join(lines)
+
+
+@block
+def saving_costs() -> str:
+    """docs/training.md: what keeping a run safe costs (benchmarks/bench_saving.py)."""
+    c = load("bench_saving.json")
+    return (f"For the default agent at its worst case (a full buffer of one million transitions, {c['episodes']} "
+            f"episodes of scores), the copy kept for a stop and the three progress files take {c['per_episode_ms']:.2f} ms "
+            f"per episode, {100 * c['per_episode_share']:.2f}% of the committed run's mean episode; the checkpoints would "
+            f"add {c['checkpoints_ms']:.2f} ms, so they are written with the training state rather than every episode. A "
+            f"periodic save without the buffer takes {c['periodic_save_ms']:.0f} ms; the save at a stop, with the "
+            f"{c['buffer_file_mb']:.0f} MB buffer, {c['stop_save_ms'] / 1000:.1f} s (`{rel('bench_saving.json')}`).")
 
 
 # --------------------------------------------------------------------------- the results index
