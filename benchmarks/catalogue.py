@@ -244,7 +244,7 @@ def _summary_value(runs: list[dict[str, Any]], metric: str) -> str:
 
 
 @block
-def compare(*columns: str, show: str = "solved_at", seeds_from: str = "") -> str:
+def compare(*columns: str, show: str = "solved_at", delta: bool = False) -> str:
     """Runs of bench_train.py seed by seed, side by side: each column ``'label: study/glob.json'``
     (several globs joined by ' + '), each cell the ``show`` metrics (comma-separated: solved_at,
     first_30, low, updates, wall_s); then each column's solved count, medians, 90th percentile and
@@ -262,7 +262,21 @@ def compare(*columns: str, show: str = "solved_at", seeds_from: str = "") -> str
     if len(seed_list) >= 10:
         rows.append(["**90th percentile, worst**"] + [f"{d['p90']}, {d['worst']}" for d in dists])
     patterns = [p.strip().removesuffix(".json") + ".*" for c in columns for p in c.rpartition(": ")[2].split(" + ")]
-    return table(header, rows) + "\n\nFrom " + ", ".join(f"`{p}`" for p in dict.fromkeys(patterns)) + " (in `benchmarks/results/`)."
+    notes = ""
+    if delta:  # each later column's medians against the first's
+        base = [s for s in runs[0].values() if s["solved_at"]]
+        for (label, _), r in zip(cols[1:], runs[1:], strict=True):
+            mine = [s for s in r.values() if s["solved_at"]]
+            parts = []
+            for key, what in (("updates", "updates"), ("wall_s", "wall-clock")):
+                a, b = median(s[key] for s in base), median(s[key] for s in mine)
+                if b / a >= 2:
+                    parts.append(f"{b / a:.1f} times the {what}")
+                else:
+                    parts.append(f"{abs(1 - b / a):.0%} {('fewer' if key == 'updates' else 'less') if b < a else 'more'} {what}")
+            notes += f" {label}: {' and '.join(parts)} at the median than {cols[0][0]}."
+    files = ", ".join(f"`{p}`" for p in dict.fromkeys(patterns))
+    return table(header, rows) + (f"\n\n{notes.strip()}" if notes else "") + f"\n\nFrom {files} (in `benchmarks/results/`)."
 
 
 # --------------------------------------------------------------------------- the committed run
@@ -393,6 +407,15 @@ def one_arm_readme() -> str:
             f"{d['gamma095']['median']:g} without goal paths, {d['gamma099']['median']:g} with gamma 0.99; "
             f"{files_note('one_arm/')}); goal paths cost about {ratio:.1f} times the wall-clock of none (seeds 0 and 1 "
             f"side by side), and its score still swings from episode to episode.")
+
+
+@block
+def make_run_episodes() -> str:
+    """experiments: what an episode of `make run` took (its printout, committed_run/make_run_seed0.txt)."""
+    times = [float(m) for m in re.findall(r"^Episode\s+\d+ .* time\s+([\d.]+)s", text("make_run_seed0.txt"), re.M)]
+    return (f"In `make run` (seed 0, two threads, alone) an episode took {span(times[1:], '{:.2f}', ' s')} after the "
+            f"warm-up episode (median {median(times[1:]):.2f} s; fewer, or no, updates once an episode scores 33), "
+            f"from its per-episode lines in `{rel('make_run_seed0.txt')}`.")
 
 
 # --------------------------------------------------------------------------- the settings
@@ -650,7 +673,8 @@ def forgetting(*seeds_: int) -> str:
                      f"{f['low_score']:.2f} (episode {f['low']}, greedy {f['greedy_at_low']:.2f}); greedy first at 30 "
                      f"at episode {f['first_greedy']}, then {f['after'][0]:.2f}-{f['after'][1]:.2f}, never more than "
                      f"{f['fall']:.2f} below its best so far; Q(s, mu(s)) {f['q']:.3f} at the solve against "
-                     f"{f['earned']:.3f} earned (`{rel(f'forgetting_one_arm_seed{seed}.json')}`).")
+                     f"{f['earned']:.3f} earned, {1 - f['q'] / f['earned']:.0%} below it "
+                     f"(`{rel(f'forgetting_one_arm_seed{seed}.json')}`).")
     return "\n".join(lines)
 
 
@@ -703,7 +727,8 @@ def ablation_seeds() -> str:
                      ep(w["solved_at"]) if w["solved_at"] else f"unsolved (last 100: {statistics.fmean(w['scores'][-100:]):.1f})",
                      ep(readable[seed]["solved_at"]), ep(by["prioritized"][seed]["solved_at"]),
                      f"{ep(by['noisy'][seed]['solved_at'])} (first 30: {first_30(by['noisy'][seed]['scores'])})",
-                     f"first 30: {first_30(bn)}; best 100: {best:.1f}; last 100: {statistics.fmean(bn[-100:]):.1f}"])
+                     f"first 30: {first_30(bn)}" + (f" (best episode {max(bn):.1f})" if first_30(bn) == "never" else "")
+                     + f"; best 100: {best:.1f}; last 100: {statistics.fmean(bn[-100:]):.1f}"])
     times = [r["wall_time_s"] for r in by["batch_norm"].values()]
     return (table(["seed", "default", "width_64", "readable learner, plain (one-step default)", "prioritized",
                    "noisy", "batch_norm (unsolved at 300)"], rows)
@@ -861,9 +886,10 @@ def one_arm_first_100() -> str:
         s = bench["seeds"][0]
         means = s["episode_means"]
         rows.append([what, f"{statistics.fmean(means[:100]):.2f}", f"{max(means[:100]):.2f}", s.get("first_30") or "-",
-                     f"{ep(s['solved_at'])} (cap {bench['max_episodes']})", f"{s['wall_s']:,.1f} s", f"`{Path(name).stem}`"])
-    return table(["settings", "average of episodes 1-100", "best of them", "first 30", "solved at", "wall-clock",
-                  "result (`one_arm/`)"], rows)
+                     f"{ep(s['solved_at'])} (cap {bench['max_episodes']})", f"{statistics.fmean(means[-100:]):.2f}",
+                     f"{s['wall_s']:,.1f} s", f"`{Path(name).stem}`"])
+    return table(["settings", "average of episodes 1-100", "best of them", "first 30", "solved at",
+                  "average of the last 100", "wall-clock", "result (`one_arm/`)"], rows)
 
 
 @block
@@ -876,8 +902,10 @@ def crossq() -> str:
     for method in ("plain", "crossq"):
         pend = list(csv.DictReader(path(f"crossq_pendulum_{method}_seed0_metrics.csv").open()))
         firsts[method] = min(int(r["episode"]) for r in pend if float(r["score_mean"]) > -200)
+    default = next(s for s in twenty("gamma095") if s["seed"] == 0)["episode_means"]
     return (f"Over its first {len(rows)} episodes on 20 arms (seed 0, by `train.py`) the mean score stayed between "
-            f"{min(scores):.2f} and {max(scores):.2f} and the critic's mean Q within {q:.3f} of zero "
+            f"{min(scores):.2f} and {max(scores):.2f}, where the default on this seed scored {default[4]:.1f} at episode 5 "
+            f"and {default[9]:.1f} at episode 10, and the critic's mean Q within {q:.3f} of zero "
             f"(`{rel('crossq_twin_20_arms_seed0_metrics.csv')}`). On Pendulum-v1 it first scored above -200 at "
             f"episode {firsts['crossq']} against {firsts['plain']} for plain DDPG "
             f"(`{rel('crossq_pendulum_seed0.txt')}` and the metrics beside it).")
@@ -1427,7 +1455,7 @@ def index() -> str:
     for s in studies_:
         parts.append(f"### {s['folder']}\n\n**{s['title']}.** {s['question']}")
         if s.get("quoted_in"):
-            parts[-1] += " Quoted in " + ", ".join(f"[{q}](../../{q})" for q in s["quoted_in"]) + "."
+            parts[-1] += " Quoted in " + ", ".join(f"[{q.replace('.md#', '.md, ')}](../../{q})" for q in s["quoted_in"]) + "."
         rows = []
         for r in s["results"]:
             name = f"`{r['name']}`" + (" with " + ", ".join(f"`{Path(w).name}`" for w in r["with"]) if r["with"] else "")
