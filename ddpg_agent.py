@@ -14,9 +14,9 @@ s_t+n, gamma^n): the same update then carries rewards n steps back. The critic n
 hidden layers (``critic_layer_norm``, model.py). Exploration adds Ornstein-Uhlenbeck noise to
 the action while training. An episode cut by a time limit is not terminal: it bootstraps.
 
-This is the plain-PyTorch version (autograd, torch.optim.Adam), on any device. A back-end
-(``ddpg/backends``) may run the same update faster: written out by hand on a CPU, or captured
-as one CUDA graph on a GPU, each proven equal to ``learn`` below by tests.
+This is the plain-PyTorch version (autograd, torch.optim.Adam), on any device; what you edit here
+runs. A variant (``ddpg/variants``) replaces named parts (``make_critic``, ``td_target``, ...), and
+a back-end (``ddpg/backends``) runs the update faster only after proving it computes this code's.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class Agent:
     action_size, random_seed, **overrides)``, the overrides ``DDPGConfig`` fields (or ``config=DDPGConfig(...)``);
     ``device``: where the networks learn, as the course's ``"cuda:0" if torch.cuda.is_available() else "cpu"``."""
 
-    config_class: type[DDPGConfig] = DDPGConfig  # variants.VariantAgent takes a VariantConfig
+    config_class: Any = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
     def __init__(self, state_size: int, action_size: int, random_seed: int, config: DDPGConfig | None = None,
                  device: torch.device | str = "cpu", **overrides: Any) -> None:
@@ -191,10 +191,8 @@ class Agent:
         self.device = device = torch.device(device)
 
         # Actor (policy) and critic (Q-function), each with a slowly following target copy.
-        self.actor_local = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2).to(device)
-        self.actor_target = Actor(state_size, action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2).to(device)
-        critic = (state_size, action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
-        self.critic_local, self.critic_target = Critic(*critic).to(device), Critic(*critic).to(device)
+        self.actor_local, self.actor_target = self.make_actor().to(device), self.make_actor().to(device)
+        self.critic_local, self.critic_target = self.make_critic().to(device), self.make_critic().to(device)
         self.actor_target.load_state_dict(self.actor_local.state_dict())
         self.critic_target.load_state_dict(self.critic_local.state_dict())
         # fused: one kernel per step, whose square root is IEEE-exact on every CPU (the unfused
@@ -204,11 +202,26 @@ class Agent:
                                                  weight_decay=cfg.weight_decay, fused=True)
         self.backend: Any = None  # None: learn() below; else the same update run faster (ddpg/backends)
 
-        self.noise = OUNoise(action_size, self.seed, cfg.noise_theta, cfg.noise_sigma, cfg.noise_decay, cfg.noise_min)
-        self.memory = ReplayBuffer(state_size, action_size, cfg.buffer_size, cfg.batch_size, self.seed, device)
+        self.noise, self.memory = self.make_noise(), self.make_memory()
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
         self.t_step, self.n_updates = 0, 0  # environment steps seen, learning updates made
+
+    # The parts a variant replaces (ddpg/variants): networks, exploration noise, replay buffer.
+    def make_actor(self) -> nn.Module:
+        return Actor(self.state_size, self.action_size, self.seed, self.config.actor_fc1, self.config.actor_fc2)
+
+    def make_critic(self) -> nn.Module:
+        cfg = self.config
+        return Critic(self.state_size, self.action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
+
+    def make_noise(self) -> OUNoise:
+        cfg = self.config
+        return OUNoise(self.action_size, self.seed, cfg.noise_theta, cfg.noise_sigma, cfg.noise_decay, cfg.noise_min)
+
+    def make_memory(self) -> ReplayBuffer:
+        cfg = self.config
+        return ReplayBuffer(self.state_size, self.action_size, cfg.buffer_size, cfg.batch_size, self.seed, self.device)
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """Actions in [-1, 1] for a batch of states (n, state_size): mu(s) plus exploration noise."""
@@ -254,26 +267,30 @@ class Agent:
             self.learn(self.memory.sample())
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
-        """One DDPG update of the critic, the actor and both targets from a batch. Both losses are taken
-        from the critic before this update's step (the course takes the actor's on the stepped critic, one
-        small step apart), so the hand-written CPU back-end computes both gradients at once."""
+        """One DDPG update of the critic, the actor and both targets from a batch, in four named pieces
+        that a variant replaces or wraps. Both losses are taken from the critic before this update's step
+        (the course takes the actor's on the stepped critic, one small step apart)."""
         states, actions, rewards, next_states, discounts = experiences
-
-        # ---------------------------- critic: regress Q(s, a) on the TD target y ---- #
-        y = self.td_target(rewards, next_states, discounts)
-        critic_loss = F.mse_loss(self.critic_local(states, actions), y)
-
-        # ---------------------------- actor: climb Q(s, mu(s)) ---------------------- #
-        actor_loss = -self.critic_local(states, self.actor_local(states)).mean()
-        self.optimise(actor_loss, critic_loss)
+        y = self.td_target(rewards, next_states, discounts)  # the target
+        critic_loss = self.critic_loss(states, actions, y)  # the critic's loss
+        actor_loss = self.actor_loss(states)  # the actor's loss
+        self.optimise(actor_loss, critic_loss)  # the step
 
     def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
         """y = r + d * Q'(s', mu'(s')) from the target networks, without gradients."""
         with torch.no_grad():
             return rewards + discounts * self.critic_target(next_states, self.actor_target(next_states))
 
+    def critic_loss(self, states: torch.Tensor, actions: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """L_Q = mean (Q(s, a) - y)^2: regress the critic on the TD target."""
+        return F.mse_loss(self.critic_local(states, actions), y)
+
+    def actor_loss(self, states: torch.Tensor) -> torch.Tensor:
+        """L_mu = -mean Q(s, mu(s)): climb the critic."""
+        return -self.critic_local(states, self.actor_local(states)).mean()
+
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
-        """The rest of an update, whatever the losses (``variants.VariantAgent`` weighs them)."""
+        """Gradients, Adam steps and the targets' soft update, whatever the losses."""
         cfg = self.config
         # ---------------------------- gradients and Adam steps ---------------------- #
         self.actor_optimizer.zero_grad()

@@ -64,7 +64,7 @@ from ddpg_agent import Agent, DDPGConfig
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "fast",
+def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "auto",
                     threads: int = 2, device: str = "cpu") -> Agent:
     """An agent whose buffer holds exactly n random transitions, after 200 updates (so
     the timed updates see warm caches, a started helper thread or a captured graph)."""
@@ -106,7 +106,7 @@ def _timed(function: Callable[..., Any], seconds: dict[str, float], key: str) ->
 
 
 def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
-             learner: str = "fast", good_score: float | None = GOOD_SCORE,
+             learner: str = "auto", good_score: float | None = GOOD_SCORE,
              good_updates: int = GOOD_UPDATES, threads: int = 2, device: str = "cpu",
              make: Callable[[], Agent] | None = None) -> dict:
     """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures,

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], d
     agents, task = args.agents, reacher_task(args.agents)
     env = ReacherEnvironment(num_agents=agents, seed=args.seed, verbose=False)
     torch.manual_seed(args.seed)
-    agent = make_agent("fast", (33, 4, args.seed), config, threads=1)
+    agent = make_agent("auto", (33, 4, args.seed), config, threads=1)  # fast where it computes this agent
     rows: list[dict[str, float]] = []
     good_score = task.good_score if task else GOOD_SCORE  # as train.py: one arm has no pause
     print(f"# seed {args.seed}  arms {agents}  config overrides {json.dumps(args.config)}  good score {good_score}  "

@@ -33,7 +33,8 @@ from __future__ import annotations
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
 from ddpg.backends.proof import fast_cpu_differs
-from ddpg.variants.config import DATA_ONLY, variants_of
+from ddpg.variants import registry
+from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
 
 LEARNERS = ("auto", "fast", "graph", "graph-overlap", "readable")
@@ -68,7 +69,7 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
 def fast_cpu_problem(agent: Agent) -> str | None:
     """Why the fast CPU learner cannot run this agent's updates, or None when it computes them."""
     if not supports(agent):
-        switched_on = sorted(set(variants_of(agent.config)) - DATA_ONLY)
+        switched_on = sorted(set(variants_of(agent.config)) - registry.data_only())
         return "the fast learner serves model.py's networks with no variant" + (
             f" (this agent has {', '.join(switched_on)})" if switched_on else "")
     differs = fast_cpu_differs(agent)

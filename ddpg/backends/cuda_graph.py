@@ -47,6 +47,7 @@ import numpy as np
 import torch
 
 from ddpg.backends.fast_cpu import ActorForward
+from ddpg.variants import registry
 from ddpg_agent import Agent, ReplayBuffer
 from model import Actor
 
@@ -276,12 +277,8 @@ class CudaGraph:
 
 def capture_problem(agent: Agent) -> str | None:
     """Why the agent's update cannot be captured as a CUDA graph, or None when it can."""
-    cfg = agent.config
-    if getattr(cfg, "replay", "uniform") == "prioritized":
-        return "prioritized replay keeps its sum tree on the host and updates it after every update"
-    if getattr(cfg, "exploration", "ou") == "noisy":
-        return "NoisyNet draws its weight noise from a CPU generator"
-    return None
+    problems = registry.capture_problems(agent.config)  # the variants' entries say what it cannot capture
+    return problems[0] if problems else None
 
 
 __all__ = ["WARMUP", "CudaGraph", "DeviceReplayBuffer", "capture_problem"]

@@ -45,7 +45,8 @@ import torch
 from torch import nn
 
 from ddpg.agent_state import adam_states_from_flat
-from ddpg.variants.config import DATA_ONLY, variants_of
+from ddpg.variants import registry
+from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
 
 # relu(bias + x @ w) in one call (ATen runs addmm, then relu in place: the same numbers).
@@ -638,7 +639,7 @@ class ActorForward:
 def supports(agent: Agent) -> bool:
     """Whether the fast learner can hold the agent's networks: three linear layers each, named and
     shaped as ``model.py``'s (layer norm in the critic or not), and no variant but those that only
-    change what is stored (``variants.config.DATA_ONLY``). Whether it computes what they compute
+    change what is stored (``variants.registry.data_only``). Whether it computes what they compute
     is not assumed from this: ``proof.fast_cpu_differs`` shows it when the learner is chosen."""
     actor, critic = agent.actor_local, agent.critic_local
     norm = nn.LayerNorm if agent.config.critic_layer_norm else nn.Identity
@@ -646,7 +647,7 @@ def supports(agent: Agent) -> bool:
         isinstance(getattr(critic, n, None), nn.Linear) for n in ("fcs1", "fc2", "fc3")) and all(
         isinstance(getattr(critic, n, None), norm) for n in ("ln1", "ln2"))
     n_critic = 10 if agent.config.critic_layer_norm else 6  # three layers, with layer norm two more
-    return (layers and not set(variants_of(agent.config)) - DATA_ONLY
+    return (layers and not set(variants_of(agent.config)) - registry.data_only()
             and len(list(actor.parameters())) == 6 and len(list(critic.parameters())) == n_critic)
 
 

@@ -12,6 +12,8 @@ networks' with the same soft update as the weights.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -48,3 +50,14 @@ class BatchNormCritic(Critic):
         xs = F.relu(self.bn1(self.fcs1(self.bn0(state))))
         x = F.relu(self.fc2(torch.cat((xs, action), dim=1)))
         return self.fc3(x)
+
+
+class BatchNormNetworks:
+    """The piece (``registry``): batch-normalised actor and critic (the DDPG paper's), their
+    running statistics following into the targets (``VariantAgent.soft_update``)."""
+
+    def make_actor(self: Any) -> BatchNormActor:
+        return BatchNormActor(self.state_size, self.action_size, self.seed, self.config.actor_fc1, self.config.actor_fc2)
+
+    def make_one_critic(self: Any, seed: int) -> BatchNormCritic:
+        return BatchNormCritic(self.state_size, self.action_size, seed, self.config.critic_fc1, self.config.critic_fc2)

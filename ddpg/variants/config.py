@@ -8,18 +8,15 @@ variant is set, so a plain run records (and reproduces) exactly the readable age
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
 from ddpg import settings
 from ddpg.settings import is_number
+from ddpg.variants import registry
 from ddpg_agent import DDPGConfig, setting
 
-# What turns a variant on.
-VARIANT_SWITCHES = ("exploration", "replay", "batch_norm", "twin_critics", "target_noise", "policy_delay",
-                    "ensemble", "crossq", "goal_paths")
-# Switches that change what goes into the buffer, not the update: every learner runs them.
-DATA_ONLY = frozenset({"goal_paths"})
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
 # REDQ (Chen et al. 2021): ten critics, targets from the smaller of a random two; CrossQ (Bhatt
@@ -28,9 +25,6 @@ PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip
            "redq": {"ensemble": 10, "ensemble_subset": 2},
            "crossq": {"crossq": True, "twin_critics": True, "policy_delay": 3}}
 PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
-# A variant's own settings, and the switch each needs (without it, a setting does nothing).
-NEEDS = {"noisy_sigma0": ("exploration", "noisy"), "renorm_warmup": ("crossq", True),
-         **{k: ("replay", "prioritized") for k in ("per_alpha", "per_beta", "per_beta_updates", "per_eps")}}
 
 
 @dataclass
@@ -69,12 +63,15 @@ class VariantConfig(DDPGConfig):
             problems.append(f"ensemble_subset must be at most ensemble ({self.ensemble}), got {self.ensemble_subset!r}")
         if self.ensemble_subset != VariantConfig.ensemble_subset and self.ensemble == 1:
             problems.append("ensemble_subset is set but does nothing without ensemble > 1 (got ensemble 1)")
+        if self.batch_norm and (self.exploration == "noisy" or self.critic_layer_norm):
+            problems.append("batch_norm is not combined here with exploration 'noisy' or with critic_layer_norm "
+                            "(on by default: set it false; parse_config does for {\"batch_norm\": true})")
         if self.ensemble != 1 and (self.twin_critics or self.crossq or self.batch_norm):
             problems.append("ensemble is not combined here with twin_critics, crossq or batch_norm")
         if self.crossq and (self.batch_norm or self.critic_layer_norm):
             problems.append("crossq has its own normalisation: not combined with batch_norm or critic_layer_norm "
                             "(on by default: set it false; parse_config does for {\"crossq\": true})")
-        for name, (switch, value) in NEEDS.items():
+        for name, (switch, value) in registry.needs().items():  # a variant's own settings, without it
             if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "
                                 f"(got {switch} {getattr(self, switch)!r})")
@@ -82,7 +79,7 @@ class VariantConfig(DDPGConfig):
 
     def variants(self) -> dict[str, Any]:
         """The switches set away from plain DDPG ({} when none is)."""
-        return {k: getattr(self, k) for k in VARIANT_SWITCHES if getattr(self, k) != getattr(VariantConfig, k)}
+        return {k: getattr(self, k) for k in registry.switches() if getattr(self, k) != getattr(VariantConfig, k)}
 
     def plain(self) -> DDPGConfig:
         """The same settings as a ``DDPGConfig``; an error when a variant is switched on."""
@@ -94,6 +91,18 @@ class VariantConfig(DDPGConfig):
 # The settings a checkpoint's shapes and kind of network depend on, declared by their fields
 # (``network=True``): an agent rebuilt from a run for acting takes these from run.json.
 NETWORK_KEYS = settings.network_keys(VariantConfig)
+
+
+BuiltInVariantConfig = VariantConfig
+
+
+def refresh() -> None:
+    """Rebuild ``VariantConfig`` with the fields of the variants added by ``registry.register``: a
+    subclass of the built-in one, so what was built before stays a ``VariantConfig``."""
+    global VariantConfig
+    extra = [spec for variant in registry.VARIANTS for spec in variant.fields]
+    VariantConfig = (dataclasses.make_dataclass("VariantConfig", extra, bases=(BuiltInVariantConfig,)) if extra
+                     else BuiltInVariantConfig)
 
 
 def parse_config(values: dict[str, Any]) -> DDPGConfig:
@@ -113,7 +122,7 @@ def parse_config(values: dict[str, Any]) -> DDPGConfig:
 
 def variants_of(config: DDPGConfig) -> dict[str, Any]:
     """The variants a config switches on ({} for plain DDPG), whichever class it is."""
-    return config.variants() if isinstance(config, VariantConfig) else {}
+    return config.variants() if isinstance(config, BuiltInVariantConfig) else {}
 
 
-__all__ = ["DATA_ONLY", "NETWORK_KEYS", "PRESETS", "VARIANT_SWITCHES", "VariantConfig", "parse_config", "variants_of"]
+__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "parse_config", "variants_of"]

@@ -26,6 +26,8 @@ learns, later than plain DDPG (Report.md, "More from each update").
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -87,6 +89,34 @@ class RenormCritic(Critic):
         xs = F.relu(self.bn1(self.fcs1(self.bn0(state))))
         x = F.relu(self.bn2(self.fc2(torch.cat((xs, action), dim=1))))
         return self.fc3(x)
+
+
+class CrossQ:
+    """The piece (``registry``): CrossQ's batch-renormalised critics and no target networks. The
+    target's Q(s', mu(s')) comes from the learning critic in one pass with Q(s, a), normalised
+    together, so ``td_target`` only hands its inputs on to ``critic_loss``."""
+
+    def make_one_critic(self: Any, seed: int) -> RenormCritic:
+        cfg = self.config
+        return RenormCritic(self.state_size, self.action_size, seed, cfg.critic_fc1, cfg.critic_fc2, cfg.renorm_warmup)
+
+    def td_target(self: Any, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> Any:
+        return rewards, next_states, discounts
+
+    def critic_loss(self: Any, states: torch.Tensor, actions: torch.Tensor, y: Any) -> torch.Tensor:
+        rewards, next_states, discounts = y
+        next_actions = self.actor_local(next_states).detach()
+        both = self.critic_values(torch.cat((states, next_states)), torch.cat((actions, next_actions)))
+        n = len(states)
+        target = rewards + discounts * self.smallest(tuple(v[n:] for v in both)).detach()
+        return self.value_loss(tuple(v[:n] for v in both), target)
+
+    def actor_loss(self: Any, states: torch.Tensor) -> torch.Tensor:
+        """The actor climbs Q with the running statistics, leaving them as they are."""
+        self.critic_local.eval()
+        loss = super().actor_loss(states)  # type: ignore[misc]
+        self.critic_local.train()
+        return loss
 
 
 __all__ = ["D_MAX", "MOMENTUM", "R_MAX", "BatchRenorm1d", "RenormCritic"]

@@ -18,6 +18,7 @@ layer of all N critics is one batched matrix product rather than N small ones.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -76,6 +77,21 @@ class CriticEnsemble(nn.Module):
         does, so a captured CUDA graph draws afresh at every replay."""
         members = torch.rand(self.n, device=state.device).argsort()[:m]
         return self.all(state, action, members).min(dim=0).values
+
+
+class Ensemble:
+    """The piece (``registry``): REDQ's ensemble; every critic learns from one target, the
+    smallest of a random subset of the target critics' values, and the actor climbs their mean."""
+
+    def make_critic(self: Any) -> CriticEnsemble:
+        return CriticEnsemble(self.make_one_critic, self.seed, self.config.ensemble)
+
+    def critic_values(self: Any, states: torch.Tensor, actions: torch.Tensor,
+                      critic: nn.Module | None = None) -> tuple[torch.Tensor, ...]:
+        return tuple((self.critic_local if critic is None else critic).all(states, actions).unbind(0))
+
+    def target_value(self: Any, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:
+        return self.critic_target.subset_min(next_states, next_actions, self.config.ensemble_subset)
 
 
 __all__ = ["CriticEnsemble"]

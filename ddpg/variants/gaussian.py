@@ -7,6 +7,8 @@ the same way; the arm jitters rather than drifts. Same interface as ``ddpg_agent
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -26,3 +28,11 @@ class GaussianNoise:
     def sample(self, n: int = 1) -> np.ndarray:
         """Noise for ``n`` agents, shape (n, action_size)."""
         return self.scale * self.sigma * self.rng.standard_normal((n, self.action_size))
+
+
+class GaussianExploration:
+    """The piece (``registry``): the agent explores with ``GaussianNoise`` instead of OU noise."""
+
+    def make_noise(self: Any) -> GaussianNoise:
+        cfg = self.config
+        return GaussianNoise(self.action_size, self.seed, cfg.noise_sigma, cfg.noise_decay, cfg.noise_min)

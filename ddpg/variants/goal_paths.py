@@ -155,4 +155,38 @@ class GoalPaths:
         self.rng.bit_generator.state = state["rng"]
 
 
-__all__ = ["HAND_IN_SEGMENT", "REACH", "GoalPaths", "hand_positions", "path_rewards"]
+class GoalPathsPiece:
+    """The piece (``registry``): the agent records each episode, and at its end stores it again
+    against ``goal_paths`` new goal paths per arm (before any of the next episode's updates)."""
+
+    def __init__(self: Any, state_size: int, action_size: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(state_size, action_size, *args, **kwargs)  # type: ignore[misc]
+        cfg = self.config
+        self.goal_paths = GoalPaths(cfg.goal_paths, self.seed, cfg.n_step, cfg.gamma, (state_size, action_size))
+
+    def step(self: Any, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
+             terminated: np.ndarray | None = None) -> None:
+        if terminated is not None and np.any(terminated):
+            raise ValueError("goal_paths relabels Reacher's episodes, which end at a time limit only; "
+                             "this task has terminal states")
+        self.goal_paths.record(states, actions, next_states)
+        super().step(states, actions, rewards, next_states, terminated)  # type: ignore[misc]
+
+    def reset(self: Any) -> None:
+        super().reset()  # type: ignore[misc]
+        if (relabelled := self.goal_paths.transitions()) is not None:
+            self.memory.add(*relabelled)
+
+    def buffer_extra_state(self: Any) -> dict[str, Any]:  # the episode so far: it goes in again at the next reset
+        return {**super().buffer_extra_state(), "goal_paths": self.goal_paths.state_dict()}  # type: ignore[misc]
+
+    def load_buffer_extra_state(self: Any, state: dict[str, Any], rows_restored: bool) -> None:
+        state = dict(state)
+        paths = state.pop("goal_paths", None)
+        if paths is None:
+            raise ValueError("the saved run and this agent differ in goal_paths: resume with the run's own settings")
+        self.goal_paths.load_state_dict(paths)
+        super().load_buffer_extra_state(state, rows_restored)  # type: ignore[misc]
+
+
+__all__ = ["HAND_IN_SEGMENT", "REACH", "GoalPaths", "GoalPathsPiece", "hand_positions", "path_rewards"]

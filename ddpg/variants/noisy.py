@@ -14,7 +14,9 @@ mean weights (``noisy = False``): deterministic, as a greedy policy should be.
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -82,3 +84,32 @@ class NoisyActor(Actor):
                       for p in (layer.weight_sigma, layer.bias_sigma)]
             return float(torch.cat(sigmas).mean())
 
+
+class NoisyExploration:
+    """The piece (``registry``): a NoisyNet actor explores by a fresh draw of its weight noise per
+    decision and per update, instead of action noise; its target acts with the mean weights."""
+
+    def make_actor(self: Any) -> NoisyActor:
+        cfg = self.config
+        return NoisyActor(self.state_size, self.action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2, cfg.noisy_sigma0)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[misc]
+        self.actor_target.set_noisy(False)
+
+    def act(self: Any, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
+        """Without ``add_noise``: the mean weights; with it, a fresh draw and no action noise."""
+        self.actor_local.set_noisy(add_noise)
+        if add_noise:
+            self.actor_local.resample()
+        try:
+            return super().act(states, add_noise=False)  # type: ignore[misc]
+        finally:
+            self.actor_local.set_noisy(True)
+
+    def learn(self: Any, experiences: tuple[torch.Tensor, ...]) -> None:
+        self.actor_local.resample()
+        super().learn(experiences)  # type: ignore[misc]
+
+    def exploration_scale(self: Any) -> float:
+        return self.actor_local.mean_sigma()  # the actor's mean |sigma|

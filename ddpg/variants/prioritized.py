@@ -125,3 +125,33 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         priorities = (np.abs(td_errors.detach().numpy().reshape(-1)).astype(np.float64) + self.eps) ** self.alpha
         self.tree.update(index.numpy(), priorities)
         self.max_priority = max(self.max_priority, float(priorities.max()))
+
+
+class PrioritizedReplay:
+    """The piece (``registry``): prioritized replay; each critic's loss is importance-weighted and
+    the batch's new priorities are its first critic's TD errors."""
+
+    def make_memory(self: Any) -> PrioritizedReplayBuffer:
+        cfg = self.config
+        return PrioritizedReplayBuffer(self.state_size, self.action_size, cfg.buffer_size, cfg.batch_size, self.seed,
+                                       alpha=cfg.per_alpha, beta=cfg.per_beta, beta_updates=cfg.per_beta_updates,
+                                       eps=cfg.per_eps)
+
+    def learn(self: Any, experiences: tuple[torch.Tensor, ...]) -> None:
+        *batch, self.importance, index = experiences  # the buffer's draw adds weights and rows
+        super().learn(tuple(batch))  # type: ignore[misc]
+        self.memory.update_priorities(index, self.td_errors)
+
+    def value_loss(self: Any, values: tuple[torch.Tensor, ...], y: torch.Tensor) -> torch.Tensor:
+        errors = [q - y for q in values]
+        self.td_errors = errors[0]
+        return sum((self.importance * e.pow(2)).mean() for e in errors)  # type: ignore[return-value]
+
+    def buffer_extra_state(self: Any) -> dict[str, Any]:
+        return {**super().buffer_extra_state(), **self.memory.extra_state()}  # type: ignore[misc]
+
+    def load_buffer_extra_state(self: Any, state: dict[str, Any], rows_restored: bool) -> None:
+        mine = ("priorities", "max_priority", "n_sampled", "rng")
+        self.memory.load_extra_state({k: state[k] for k in mine}, rows_restored)
+        super().load_buffer_extra_state({k: v for k, v in state.items() if k not in mine},  # type: ignore[misc]
+                                        rows_restored)

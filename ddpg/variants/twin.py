@@ -11,6 +11,7 @@ TD3. The two are initialised from different seeds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import nn
@@ -29,3 +30,44 @@ class TwinCritic(nn.Module):
 
     def both(self, state: torch.Tensor, action: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.q1(state, action), self.q2(state, action)
+
+
+class TwinCritics:
+    """The piece (``registry``): TD3's two critics; both learn from one target, the smaller of
+    their target values."""
+
+    def make_critic(self: Any) -> TwinCritic:
+        return TwinCritic(self.make_one_critic, self.seed)
+
+    def critic_values(self: Any, states: torch.Tensor, actions: torch.Tensor,
+                      critic: nn.Module | None = None) -> tuple[torch.Tensor, ...]:
+        return (self.critic_local if critic is None else critic).both(states, actions)
+
+    def smallest(self: Any, values: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        return torch.min(*values)
+
+
+class TargetSmoothing:
+    """The piece (``registry``): TD3's target policy smoothing, clipped Gaussian noise on the
+    target actor's action, so the target is an average over nearby actions."""
+
+    def target_action(self: Any, next_states: torch.Tensor) -> torch.Tensor:
+        actions, cfg = super().target_action(next_states), self.config  # type: ignore[misc]
+        noise = (torch.randn_like(actions) * cfg.target_noise).clamp(-cfg.target_noise_clip, cfg.target_noise_clip)
+        return (actions + noise).clamp(-1.0, 1.0)
+
+
+class PolicyDelay:
+    """The piece (``registry``): TD3's delayed policy updates; the updates in between step the
+    critic only (no actor step, no target update)."""
+
+    def optimise(self: Any, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
+        if self.n_updates % self.config.policy_delay == 0:
+            return super().optimise(actor_loss, critic_loss)  # type: ignore[misc]
+        self.critic_optimizer.zero_grad()
+        critic_loss.backward()
+        if self.config.grad_clip > 0:
+            nn.utils.clip_grad_norm_(self.critic_local.parameters(), self.config.grad_clip)
+        self.critic_optimizer.step()
+        self.n_updates += 1
+        return None

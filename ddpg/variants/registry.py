@@ -1,0 +1,112 @@
+"""The variants: one entry each, naming the config switch that turns it on and its piece.
+
+A piece is a small class in the variant's own module that replaces or wraps the named parts of
+``ddpg_agent.Agent`` (``make_actor``, ``make_critic``, ``make_noise``, ``make_memory``,
+``td_target``, ``critic_loss``, ``actor_loss``, ``optimise``, ...) and of ``VariantAgent``
+(``make_one_critic``, ``critic_values``, ``target_action``, ``target_value``, ``value_loss``),
+calling ``super()`` for the rest. ``VariantAgent`` puts the pieces a config switches on in front
+of itself, in the order below (the first wraps all the others), so adding a variant is its module,
+its config fields (``config.VariantConfig``) and one line here. What the other modules need to
+know of the variants is read from these entries: the switches (``VARIANT_SWITCHES``), the ones
+every learner runs (``DATA_ONLY``), each variant's own settings (``NEEDS``), and why a CUDA graph
+cannot capture one (``capture_problems``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ddpg.variants.batch_norm import BatchNormNetworks
+from ddpg.variants.crossq import CrossQ
+from ddpg.variants.ensemble import Ensemble
+from ddpg.variants.gaussian import GaussianExploration
+from ddpg.variants.goal_paths import GoalPathsPiece
+from ddpg.variants.noisy import NoisyExploration
+from ddpg.variants.prioritized import PrioritizedReplay
+from ddpg.variants.twin import PolicyDelay, TargetSmoothing, TwinCritics
+
+
+@dataclass(frozen=True)
+class Variant:
+    """``piece`` runs when the config's ``switch`` equals ``value`` (or, with no value, differs
+    from its default). ``settings``: its own fields, which do nothing without it (a variant added
+    by ``register`` declares them in ``fields``, built-in ones in ``VariantConfig``); ``data_only``:
+    it changes what is stored, not the update, so every learner runs it; ``capture_problem``: why
+    a CUDA graph cannot capture its update (None: it can)."""
+
+    switch: str
+    piece: type
+    value: Any = None
+    settings: tuple[str, ...] = ()
+    data_only: bool = False
+    capture_problem: str | None = None
+    fields: tuple[tuple[str, type, Any], ...] = ()  # a registered variant's own config fields: (name, type, setting)
+
+    def is_on(self, config: Any) -> bool:
+        now = getattr(config, self.switch, None)
+        if self.value is not None:
+            return now == self.value
+        default = {f.name: f.default for f in fields(config)}.get(self.switch)
+        return self.switch in {f.name for f in fields(config)} and now != default
+
+
+VARIANTS: list[Variant] = [
+    Variant("replay", PrioritizedReplay, "prioritized", ("per_alpha", "per_beta", "per_beta_updates", "per_eps"),
+            capture_problem="prioritized replay keeps its sum tree on the host and updates it after every update"),
+    Variant("exploration", NoisyExploration, "noisy", ("noisy_sigma0",),
+            capture_problem="NoisyNet draws its weight noise from a CPU generator"),
+    Variant("exploration", GaussianExploration, "gaussian"),
+    Variant("goal_paths", GoalPathsPiece, data_only=True),
+    Variant("crossq", CrossQ, True, ("renorm_warmup",)),
+    Variant("policy_delay", PolicyDelay),
+    Variant("target_noise", TargetSmoothing, settings=("target_noise_clip",)),
+    Variant("twin_critics", TwinCritics),
+    Variant("ensemble", Ensemble, settings=("ensemble_subset",)),
+    Variant("batch_norm", BatchNormNetworks),
+]
+
+
+def switches() -> tuple[str, ...]:
+    """The config fields that turn a variant on, in the registry's order, each once."""
+    return tuple(dict.fromkeys(v.switch for v in VARIANTS))
+
+
+def data_only() -> frozenset[str]:
+    """The switches of variants that change only what goes into the buffer."""
+    return frozenset(v.switch for v in VARIANTS if v.data_only)
+
+
+def needs() -> dict[str, tuple[str, Any]]:
+    """Each variant's own setting, and the switch (with the value) without which it does nothing."""
+    return {name: (v.switch, v.value) for v in VARIANTS for name in v.settings if v.value is not None}
+
+
+def pieces(config: Any) -> tuple[type, ...]:
+    """The pieces a config switches on, outermost first."""
+    return tuple(v.piece for v in VARIANTS if v.is_on(config))
+
+
+def capture_problems(config: Any) -> list[str]:
+    """Why a CUDA graph cannot capture this config's update ([] when it can)."""
+    return [v.capture_problem for v in VARIANTS if v.capture_problem and v.is_on(config)]
+
+
+def register(variant: Variant) -> None:
+    """Add a variant after the built-in ones: its piece, its switch and its config ``fields``,
+    which ``VariantConfig`` (so ``parse_config``, ``train.py --config``) then takes."""
+    from ddpg.variants import config  # config reads the switches from here: imported when used
+
+    VARIANTS.append(variant)
+    config.refresh()
+
+
+def unregister(variant: Variant) -> None:
+    """Take a registered variant out again (tests)."""
+    from ddpg.variants import config
+
+    VARIANTS.remove(variant)
+    config.refresh()
+
+
+__all__ = ["VARIANTS", "Variant", "capture_problems", "data_only", "needs", "pieces", "register", "switches", "unregister"]
