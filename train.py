@@ -22,6 +22,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -64,11 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "SIGTERM, or with --save-buffer")
     p.add_argument("--force", action="store_true", help="replace the run already in --out")
     p.add_argument("--save-every", type=positive_int, default=10,
-                   help="write the run folder and the full training state every N episodes (default 10)")
-    p.add_argument("--save-buffer", action="store_true",
+                   help="write the run folder and the full training state every N episodes (default 10; "
+                        "on --resume, the run's own)")
+    p.add_argument("--save-buffer", action=argparse.BooleanOptionalAction, default=False,
                    help="also save the replay buffer's filled part, so --resume continues exactly; about "
                         "290 MB at one million transitions (the default buffer is full after 50 episodes "
-                        "of 20 arms)")
+                        "of 20 arms); off by default; on --resume, as the run's last save did "
+                        "(--no-save-buffer turns it off)")
     add_device_option(p)
     p.add_argument("--learner", choices=LEARNERS, default="auto",
                    help="how updates run (ddpg/backends): 'auto' (default) the fastest for the device and network; "
@@ -178,27 +181,32 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         parser.error(str(exc))
     if cfg.force and rundir.clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
         print(f"Replacing the run in {cfg.out} (--force)")
-    record, resume = dict(cfg.record), None
+    record, resume, saved_buffer = dict(cfg.record), None, None
     if cfg.resume is not None:
-        resume, exact = _restore(cfg, agent, env, parser)
+        # Everything that may refuse the resume is decided before anything is said about it.
+        resume, exact, resuming = _restore(cfg, agent, env, parser)
         record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": len(resume["scores"]),
                                                           "exact": exact}]
         done, taken = len(resume["scores"]), resume.get("env_steps", 0)
         ended = done >= cfg.loop.episodes or (resume.get("solved_at") is not None and cfg.loop.stop_when_solved)
-        if ended and not rundir.read_record(cfg.resume).finished:  # killed while writing its final save
-            print(f"The run had ended (after episode {done}) but was stopped while writing its final save: "
-                  "writing it now")
-        elif done >= cfg.loop.episodes:
+        previous = rundir.read_record(cfg.resume)
+        unfinished = ended and not previous.finished  # killed while writing its final save
+        if done >= cfg.loop.episodes and not unfinished:
             parser.error(f"--resume: the run already has {done} episodes; pass --episodes above that")
-        elif ended:
-            print(f"The run solved at episode {resume['solved_at']} and stops when solved: there is nothing more to "
-                  "train (pass --no-stop to train on); its final save is written again")
         if cfg.loop.max_env_steps is not None and taken + cfg.n_agents > cfg.loop.max_env_steps:
             parser.error(f"--resume: the run already took {taken:,} environment steps; pass --max-env-steps of "
                          f"at least {taken + cfg.n_agents:,}")
+        print(resuming)
+        saved_buffer = previous.save_buffer
+        if unfinished:
+            print(f"The run had ended (after episode {done}) but was stopped while writing its final save: "
+                  "writing it now")
+        elif ended:
+            print(f"The run solved at episode {resume['solved_at']} and stops when solved: there is nothing more to "
+                  "train (pass --no-stop to train on); its final save is written again")
     steps = callbacks.standard(cfg.out, cfg.seed, cfg.quiet, cfg.progress, tensorboard_dir=cfg.tensorboard,
                                save_every=cfg.save_every, save_buffer=cfg.save_buffer, command=cfg.command,
-                               record=record, resume=resume is not None)
+                               record=record, resume=resume is not None, saved_buffer=saved_buffer)
     recorder = None
     if cfg.animate:
         try:
@@ -211,33 +219,35 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         print(f"Wrote {Path(cfg.out) / rundir.VALUE_MAP_FILE} and the animation {recorder.animation}")
 
 
-def _restore(cfg: RunConfig, agent: object, env: object, parser: argparse.ArgumentParser) -> tuple[dict, bool]:
-    """Load the run's last complete save into the agent and the environment; say where the run
-    continues, what a killed process lost and whether the continuation is exact."""
+def _restore(cfg: RunConfig, agent: object, env: object,
+             parser: argparse.ArgumentParser) -> tuple[dict[str, Any], bool, str]:
+    """Load the run's last complete save into the agent and the environment; the loop state,
+    whether the continuation is exact, and the line that says where the run continues and what
+    a killed process lost (printed by the caller once nothing can refuse the resume)."""
     assert cfg.resume is not None
     written = rundir.episodes_written(cfg.resume)
     try:
         saved = rundir.load_training_state(cfg.resume, agent)
-    except FileNotFoundError:  # killed before its first save: the settings are all there is
+    except FileNotFoundError:  # killed before its first save (rundir.resumable_record): the settings are all there is
         saved = None
     except ValueError as exc:
         parser.error(f"--resume: {exc}")
     if saved is None:
-        resume, exact = {"scores": []}, False
-        print(f"Resuming {cfg.resume}: it has no training state (the run stopped before its first save), so it starts "
-              f"again from episode 1 with its recorded settings" + (f"; its {written} episode(s) written are lost"
-                                                                     if written else ""))
-    else:
-        env.random_state = saved["environment"]  # type: ignore[attr-defined]
-        resume, exact = saved["loop"], saved["exact"]
-        done = len(resume["scores"])
-        lost = written - done
-        print(f"Resuming {cfg.resume} from episode {done + 1}, "
-              + ("exactly (the replay buffer was saved)" if exact else
-                 "not exactly: the replay buffer was not saved with this state (--save-buffer), so it refills")
-              + (f"; episodes {done + 1}-{written}, run after the last complete save, are lost and run again"
-                 if lost > 0 else ""))
-    return resume, exact
+        return {"scores": []}, False, (
+            f"Resuming {cfg.resume}: it has no training state (the run stopped before its first save), so it starts "
+            f"again from episode 1 with its recorded settings" + (f"; its {written} episode(s) written are lost"
+                                                                   if written else ""))
+    env.random_state = saved["environment"]  # type: ignore[attr-defined]
+    resume, exact = saved["loop"], saved["exact"]
+    done = len(resume["scores"])
+    lost = (f"episode {written}" if written == done + 1 else f"episodes {done + 1}-{written}") \
+        if written > done else ""
+    return resume, exact, (
+        f"Resuming {cfg.resume} from episode {done + 1}, "
+        + ("exactly (the replay buffer was saved)" if exact else
+           "not exactly: the replay buffer was not saved with this state (--save-buffer), so it refills")
+        + (f"; {lost}, run after the last complete save, {'is' if written == done + 1 else 'are'} lost and run again"
+           if lost else ""))
 
 
 if __name__ == "__main__":

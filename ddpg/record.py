@@ -54,7 +54,8 @@ class RunRecord:
     interrupted: bool = False  # stopped by a signal; ``signal`` says which
     signal: int | None = None
     resumable_from_episode: int | None = None
-    save_buffer: bool = False
+    save_buffer: bool = False  # train.py --save-buffer as the last complete save had it; a resume keeps it unless given
+    save_every: int = 10  # train.py --save-every (older records lack it: they ran the default); a resume keeps it unless given
     environment: str | None = None  # the environment's class, e.g. reacher.environment.ReacherEnvironment
     versions: dict[str, Any] | None = None
     machine: dict[str, Any] | None = None

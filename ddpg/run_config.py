@@ -114,7 +114,8 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
                         good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0,
                         max_env_steps=args.max_env_steps)
     return _config(args, env_id, n_agents, args.seed, args.learner, args.threads, str(resolve_device(args.device)),
-                   _agent_config(task, args.config), loop, args.out, args.reproducible, args.save_buffer, command, extra)
+                   _agent_config(task, args.config), loop, args.out, args.reproducible, args.save_every,
+                   args.save_buffer, command, extra)
 
 
 def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
@@ -132,6 +133,7 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
                         max_env_steps=args.max_env_steps if args.max_env_steps is not None else record.max_env_steps)
     extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why") if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]
+    save_every = args.save_every if "--save-every" in given else record.save_every
     save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer
     # Where it ran, unless told (a GPU run resumes on the CPU where there is no GPU, and says so);
     # how its updates ran, unless told or not served there (any learner takes any training state).
@@ -149,8 +151,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
         learner = "auto"  # the device's own fast learner, where it computes the code loaded now
     threads = args.threads if "--threads" in given else record.threads
     return _config(args, env_id, record.n_agents, record.seed, learner, threads, device,
-                   _agent_config(None, record.config), loop, args.resume, record.reproducible, save_buffer, command,
-                   extra, resume=args.resume)
+                   _agent_config(None, record.config), loop, args.resume, record.reproducible, save_every, save_buffer,
+                   command, extra, resume=args.resume)
 
 
 def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
@@ -161,12 +163,12 @@ def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
 
 
 def _config(args: argparse.Namespace, env_id: str, n_agents: int, seed: int, learner: str, threads: int, device: str,
-            agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_buffer: bool, command: str,
-            record: dict[str, Any], resume: str | None = None) -> RunConfig:
+            agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_every: int, save_buffer: bool,
+            command: str, record: dict[str, Any], resume: str | None = None) -> RunConfig:
     if args.animate and env_id == DEFAULT_ENV:
         raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
     return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out, unity=args.unity, resume=resume,
-                     force=args.force, save_every=args.save_every, save_buffer=save_buffer, reproducible=reproducible,
+                     force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible,
                      animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,
                      quiet=args.quiet, progress=not args.no_progress, command=command, record=record)
 

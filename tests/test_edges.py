@@ -113,6 +113,36 @@ def test_watch_into_an_unwritable_place_is_one_line_and_keeps_an_older_video(tmp
 
 
 # ------------------------------------------------------------- a full disk
+class _FullDisk:
+    """A file whose every write fails as on a full disk."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh = fh
+
+    def write(self, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fh, name)
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.fh.close()
+
+
+def _full_disk(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """The run folder's writes of files whose path holds ``name`` fail as on a full disk."""
+    real_open = open
+
+    def full_open(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        fh = real_open(path, mode, *args, **kwargs)
+        return _FullDisk(fh) if "w" in mode and name in str(path) else fh
+
+    monkeypatch.setattr(rundir, "open", full_open, raising=False)
+
+
 def test_a_full_disk_stops_the_run_with_one_line_and_keeps_the_last_save(run_folder, tmp_path, monkeypatch,
                                                                          capsys) -> None:
     """Writes of training_state.pt fail as on a full disk (torch.save then reports only
@@ -120,29 +150,7 @@ def test_a_full_disk_stops_the_run_with_one_line_and_keeps_the_last_save(run_fol
     run = tmp_path / "run"
     shutil.copytree(run_folder, run)
     before = _files(run)
-    real_open = open
-
-    class FullDisk:
-        def __init__(self, fh: Any) -> None:
-            self.fh = fh
-
-        def write(self, data: bytes) -> int:
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self.fh, name)
-
-        def __enter__(self) -> FullDisk:
-            return self
-
-        def __exit__(self, *exc: Any) -> None:
-            self.fh.close()
-
-    def full_open(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        fh = real_open(path, mode, *args, **kwargs)
-        return FullDisk(fh) if "w" in mode and "training_state.pt" in str(path) else fh
-
-    monkeypatch.setattr(rundir, "open", full_open, raising=False)
+    _full_disk(monkeypatch, "training_state.pt")
     assert train_mod.main(["--resume", str(run), "--episodes", "6", "--save-every", "2", "--no-progress",
                            "--quiet"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
@@ -243,3 +251,126 @@ def test_the_readme_shows_the_trained_arms_made_by_its_command() -> None:
 
     with Image.open(gif) as image:  # the command's frames: decisions 0, 2, ..., 250 at 320x240, looping
         assert (image.n_frames, image.size, image.info["loop"]) == (126, (320, 240), 0)
+
+
+# ------------------------------------------------------------- the second pass
+TINY = [*SMALL[:2], "--max-t", "20", *SMALL[4:]]  # SMALL's settings, 20 decisions an episode
+
+
+class _Killed(BaseException):
+    """What kill -9 does to a run, in this process: nothing after it runs (no callback's end,
+    no save), and the folder is left as the moment found it."""
+
+
+def _stop_at(monkeypatch: pytest.MonkeyPatch, name: str, count: int, stop: type[BaseException]) -> None:
+    """Raise ``stop`` at the ``count``-th time the run passes the fault point ``name``
+    (``ddpg.faults``): KeyboardInterrupt is Ctrl-C, _Killed a kill -9."""
+    from ddpg import faults
+
+    passed = {"n": 0}
+
+    def point(where: str) -> None:
+        if where == name:
+            passed["n"] += 1
+            if passed["n"] == count:
+                raise stop
+
+    monkeypatch.setattr(faults, "point", point)
+
+
+def _said(line: str) -> str:
+    """An error line without its program's name (train.py's parser takes it from sys.argv[0])."""
+    return line.split(": error: ", 1)[1]
+
+
+def _record(run: Path) -> dict[str, Any]:
+    return json.loads((run / "run.json").read_text())
+
+
+def test_a_resume_keeps_the_runs_save_every(tmp_path, monkeypatch, capsys) -> None:
+    """Ctrl-C after episode 3 of a run saving every 2 episodes; the resume still saves every 2,
+    so a kill -9 after episode 9 loses episode 9 alone (it saved every 10: episodes 4-9)."""
+    run = tmp_path / "run"
+    _stop_at(monkeypatch, "mid-episode", 4, KeyboardInterrupt)
+    assert train_mod.main(["--episodes", "12", "--save-every", "2", "--out", str(run), *TINY]) == 130
+    assert _record(run)["save_every"] == 2 and _record(run)["resumable_from_episode"] == 3
+    _stop_at(monkeypatch, "episode 9 done", 1, _Killed)
+    with pytest.raises(_Killed):
+        train_mod.main(["--resume", str(run), "--no-progress", "--quiet"])
+    assert _record(run)["resumable_from_episode"] == 8 and _record(run)["episodes_run"] == 9
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert train_mod.main(["--resume", str(run), "--episodes", "10", "--save-every", "5", "--no-progress",
+                           "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "from episode 9, not exactly" in out and "; episode 9, run after the last complete save, is lost" in out
+    assert _record(run)["save_every"] == 5  # given on the resume: it applies, and is recorded
+    # A run.json written before save_every was recorded resumes with the default it ran with.
+    record = _record(run)
+    del record["save_every"]
+    (run / "run.json").write_text(json.dumps(record))
+    assert train_mod.main(["--resume", str(run), "--episodes", "11", "--no-progress", "--quiet"]) == 0
+    assert _record(run)["save_every"] == 10
+
+
+def test_a_save_buffer_that_failed_is_not_kept_and_no_save_buffer_turns_it_off(run_folder, tmp_path, monkeypatch,
+                                                                             capsys) -> None:
+    """The disk has no room for the buffer: the resume asking for it stops at its first save,
+    and run.json still says what the last complete save did (no buffer), so a resume without
+    the flag does not try again; --no-save-buffer turns a recorded buffer off."""
+    run = tmp_path / "run"
+    shutil.copytree(run_folder, run)
+    _full_disk(monkeypatch, "replay_buffer")
+    assert train_mod.main(["--resume", str(run), "--episodes", "5", "--save-every", "1", "--save-buffer",
+                           "--no-progress", "--quiet"]) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert _record(run)["save_buffer"] is False
+    assert train_mod.main(["--resume", str(run), "--episodes", "4", "--no-progress", "--quiet"]) == 0
+    assert _record(run)["save_buffer"] is False and not (run / "replay_buffer.pt").exists()
+    monkeypatch.undo()
+    assert train_mod.main(["--resume", str(run), "--episodes", "5", "--save-buffer", "--no-progress", "--quiet"]) == 0
+    assert _record(run)["save_buffer"] is True and (run / "replay_buffer.pt").exists()
+    assert train_mod.main(["--resume", str(run), "--episodes", "6", "--no-save-buffer", "--no-progress",
+                           "--quiet"]) == 0
+    assert _record(run)["save_buffer"] is False and not (run / "replay_buffer.pt").exists()
+
+
+def test_a_finished_run_without_its_training_state_is_refused_not_retrained(run_folder, tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(run_folder, run)
+    (run / "training_state.pt").unlink()
+    before = _files(run)
+    line = _one_line_error(capsys, lambda: train_mod.main(["--resume", str(run), "--episodes", "3"]))
+    assert _said(line) == (f"--resume: {run} has no training_state.pt, though its run.json records the "
+                    "finished run's final save, after episode 2: it cannot be continued without that file, and nothing "
+                    "was changed; put the file back, or train it again from episode 1 with its command (run.json's "
+                    "\"command\") and --force")
+    assert _files(run) == before
+
+
+def test_a_run_killed_before_its_first_save_starts_again_and_says_so(tmp_path, monkeypatch, capsys) -> None:
+    """run.json is written when the run starts: a run killed before its first training state
+    was saved still resumes, from episode 1, with its recorded settings (killed for real: a
+    finished run whose training_state.pt was deleted is refused, the test above)."""
+    run, straight = tmp_path / "run", tmp_path / "straight"
+    assert train_mod.main(["--episodes", "2", "--seed", "4", "--out", str(straight), *TINY]) == 0
+    _stop_at(monkeypatch, "episode 2 done", 1, _Killed)
+    with pytest.raises(_Killed):
+        train_mod.main(["--episodes", "3", "--seed", "4", "--out", str(run), *TINY])
+    assert not (run / "training_state.pt").exists() and _record(run)["resumable_from_episode"] is None
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert train_mod.main(["--resume", str(run), "--episodes", "2", "--no-progress", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "no training state" in out and "starts again from episode 1" in out and "2 episode(s) written are lost" in out
+    assert (run / "scores.csv").read_bytes() == (straight / "scores.csv").read_bytes()  # the same seed, from its start
+    assert _record(run)["seed"] == 4 and _record(run)["resumed"][0]["from_episode"] == 0
+
+
+def test_a_resume_refused_for_its_budget_says_nothing_of_resuming(run_folder, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        train_mod.main(["--resume", str(run_folder), "--no-progress", "--quiet"])
+    said = capsys.readouterr()
+    assert exc.value.code == 2 and "Traceback" not in said.err
+    assert _said(said.err.strip().splitlines()[-1]) == "--resume: the run already has 2 episodes; pass --episodes above that"
+    assert "Resuming" not in said.out

@@ -324,22 +324,6 @@ def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path)
     assert set(APPLIED_ON_RESUME) <= options
 
 
-def test_a_run_killed_before_its_first_save_starts_again_and_says_so(tmp_path, capsys) -> None:
-    """run.json is written when the run starts: a run killed before its first training state
-    was saved still resumes, from episode 1, with its recorded settings."""
-    run = tmp_path / "run"
-    assert train_mod.main(["--episodes", "2", "--seed", "4", "--out", str(run), *SMALL_RUN]) == 0
-    first = (run / "scores.csv").read_bytes()
-    (run / "training_state.pt").unlink()
-    capsys.readouterr()
-    assert train_mod.main(["--resume", str(run), "--episodes", "2", "--no-progress", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert "no training state" in out and "starts again from episode 1" in out and "2 episode(s) written are lost" in out
-    assert (run / "scores.csv").read_bytes() == first  # the same seed, run again from its start
-    record = json.loads((run / "run.json").read_text())
-    assert record["seed"] == 4 and record["resumed"][0]["from_episode"] == 0
-
-
 @pytest.mark.parametrize(("variant", "learner"), [({"replay": "prioritized"}, "readable"),
                                                   ({"exploration": "noisy"}, "readable"),
                                                   ({"batch_norm": True}, "readable"),
