@@ -73,12 +73,21 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
             argv += [a for a in params["train_args"] if a in ("--no-stop",)]
         else:
             argv = ["--seed", str(params["seed"]), "--episodes", str(params["episodes"]), "--out", str(out),
-                    "--force", "--config", json.dumps(params["config"]), "--threads", "1", *params["train_args"]]
+                    "--force", "--config", json.dumps(params["config"]), *_one_thread(params["train_args"]),
+                    *params["train_args"]]
         train.main([*argv, "--quiet", "--no-progress"])
         record = rundir.read_record(out)
     return {"solved_at": record.solved_at_episode, "episodes": record.episodes_run,
             "time_to_solve_s": record.time_to_solve_s, "wall_time_s": record.wall_time_s,
             "final_average": record.final_average, "finished": record.finished}
+
+
+def _one_thread(train_args: list[str]) -> list[str]:
+    """``--threads 1`` (a trial has one CPU), unless the options choose the readable learner,
+    which takes no threads and which train.py therefore refuses --threads with."""
+    import train
+
+    return [] if train.build_parser().parse_args(train_args).learner == "readable" else ["--threads", "1"]
 
 
 def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], address: str | None = None,
@@ -170,7 +179,7 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
                    & {"--seed", "--out", "--episodes", "--config", "--resume", "--force", "--threads"})
     if fixed:
         parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
-    probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe", "--threads", "1"]
+    probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe", *_one_thread(train_args)]
     parsed = parse(probe)
     try:
         resolve(parsed, given_options(train_parser, probe), None, "")

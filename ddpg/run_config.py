@@ -113,8 +113,16 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
     loop = LoopSettings(episodes, max_t, target, stop_when_solved=not args.no_stop, good_score=good_score,
                         good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0,
                         max_env_steps=args.max_env_steps)
-    return _config(args, env_id, n_agents, args.seed, args.learner, args.threads, str(resolve_device(args.device)),
-                   _agent_config(task, args.config), loop, args.out, args.reproducible, args.save_every,
+    agent = _agent_config(task, args.config)
+    problem = _buffer_problem(agent, n_agents, max_t)
+    if problem is None and agent.warmup > agent.buffer_size:
+        problem = (f"warmup must be at most buffer_size (learning starts once the buffer holds warmup transitions, "
+                   f"and it never holds more than buffer_size), got warmup {agent.warmup} and buffer_size "
+                   f"{agent.buffer_size}")
+    if problem is not None:
+        raise ValueError(f"--config: {problem}")
+    return _config(args, given, env_id, n_agents, args.seed, args.learner, args.threads,
+                   str(resolve_device(args.device)), agent, loop, args.out, args.reproducible, args.save_every,
                    args.save_buffer, command, extra)
 
 
@@ -150,9 +158,13 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
     if "--learner" not in given and (learner == "fast" or (learner in GPU_LEARNERS and not on_cuda)):
         learner = "auto"  # the device's own fast learner, where it computes the code loaded now
     threads = args.threads if "--threads" in given else record.threads
-    return _config(args, env_id, record.n_agents, record.seed, learner, threads, device,
-                   _agent_config(None, record.config), loop, args.resume, record.reproducible, save_every, save_buffer,
-                   command, extra, resume=args.resume)
+    agent = _agent_config(None, record.config)
+    problem = _buffer_problem(agent, record.n_agents, record.max_t)  # a run.json written before this was checked
+    if problem is not None:
+        raise ValueError(f"--resume: the run cannot continue: its config's {problem}; train it again with a larger "
+                         "buffer_size (--config) and --force")
+    return _config(args, given, env_id, record.n_agents, record.seed, learner, threads, device, agent, loop,
+                   args.resume, record.reproducible, save_every, save_buffer, command, extra, resume=args.resume)
 
 
 def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
@@ -162,11 +174,30 @@ def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
         raise ValueError(f"--config: {exc}") from None
 
 
-def _config(args: argparse.Namespace, env_id: str, n_agents: int, seed: int, learner: str, threads: int, device: str,
-            agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_every: int, save_buffer: bool,
-            command: str, record: dict[str, Any], resume: str | None = None) -> RunConfig:
+def _buffer_problem(agent: DDPGConfig, n_agents: int, max_t: int) -> str | None:
+    """What is wrong with buffer_size for this task (None: nothing): the buffer takes at once one
+    step's transitions, one per arm or copy, and with goal paths a whole episode's again against
+    them; a smaller buffer would stop the run at its first step (or episode end) with a traceback."""
+    goal_paths = getattr(agent, "goal_paths", 0)  # a VariantConfig's
+    if goal_paths and agent.buffer_size < goal_paths * n_agents * max_t:
+        return (f"buffer_size must be at least {goal_paths * n_agents * max_t:,}, the transitions an episode adds at "
+                f"its end against its goal paths ({goal_paths} goal paths x {n_agents} arm(s) x {max_t} decisions), "
+                f"got {agent.buffer_size}")
+    if agent.buffer_size < n_agents:
+        return (f"buffer_size must be at least {n_agents}, the transitions of one step (one per arm or copy), "
+                f"got {agent.buffer_size}")
+    return None
+
+
+def _config(args: argparse.Namespace, given: set[str], env_id: str, n_agents: int, seed: int, learner: str, threads: int,
+            device: str, agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_every: int,
+            save_buffer: bool, command: str, record: dict[str, Any], resume: str | None = None) -> RunConfig:
     if args.animate and env_id == DEFAULT_ENV:
         raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
+    if "--threads" in given and learner == "readable":  # as other options that do not apply: refused, not dropped
+        why = "--learner readable" if "--learner" in given else "the run's learner, readable"
+        raise ValueError(f"--threads splits the fast learner's update over threads; {why} (autograd) takes none: "
+                         "leave out --threads, or pass --learner fast")
     return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out, unity=args.unity, resume=resume,
                      force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible,
                      animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,

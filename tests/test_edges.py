@@ -335,6 +335,25 @@ def test_a_save_buffer_that_failed_is_not_kept_and_no_save_buffer_turns_it_off(r
     assert _record(run)["save_buffer"] is False and not (run / "replay_buffer.pt").exists()
 
 
+@pytest.mark.parametrize(("config", "agents", "message"), [
+    ({"buffer_size": 1}, "2", "--config: buffer_size must be at least 2, the transitions of one step (one per arm or "
+                              "copy), got 1"),
+    ({"buffer_size": 100, "warmup": 101}, "2", "--config: warmup must be at most buffer_size (learning starts once the "
+                                               "buffer holds warmup transitions, and it never holds more than "
+                                               "buffer_size), got warmup 101 and buffer_size 100"),
+    ({"goal_paths": 2, "buffer_size": 30, "warmup": 10}, "1",
+     "--config: buffer_size must be at least 40, the transitions an episode adds at its end against its goal paths "
+     "(2 goal paths x 1 arm(s) x 20 decisions), got 30"),
+])
+def test_a_buffer_too_small_for_the_task_is_refused_before_anything_is_written(tmp_path, capsys, config, agents,
+                                                                               message) -> None:
+    out = tmp_path / "B"
+    line = _one_line_error(capsys, lambda: train_mod.main(["--config", json.dumps(config), "--agents", agents,
+                                                           "--max-t", "20", "--episodes", "2", "--out", str(out)]))
+    assert _said(line) == message
+    assert not out.exists()
+
+
 def test_a_finished_run_without_its_training_state_is_refused_not_retrained(run_folder, tmp_path, capsys) -> None:
     run = tmp_path / "run"
     shutil.copytree(run_folder, run)
@@ -374,3 +393,15 @@ def test_a_resume_refused_for_its_budget_says_nothing_of_resuming(run_folder, ca
     assert exc.value.code == 2 and "Traceback" not in said.err
     assert _said(said.err.strip().splitlines()[-1]) == "--resume: the run already has 2 episodes; pass --episodes above that"
     assert "Resuming" not in said.out
+
+
+def test_threads_with_the_readable_learner_is_refused(run_folder, tmp_path, capsys) -> None:
+    line = _one_line_error(capsys, lambda: train_mod.main(["--learner", "readable", "--threads", "1", "--out",
+                                                           str(tmp_path / "r"), "--episodes", "1"]))
+    assert _said(line) == ("--threads splits the fast learner's update over threads; --learner readable "
+                    "(autograd) takes none: leave out --threads, or pass --learner fast")
+    assert not (tmp_path / "r").exists()
+    import sweep
+
+    sweep._check_train_args(sweep.build_parser(), ["--learner", "readable"])  # a sweep then leaves out --threads 1
+    assert sweep._one_thread(["--learner", "readable"]) == [] and sweep._one_thread([]) == ["--threads", "1"]
