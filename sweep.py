@@ -12,7 +12,7 @@ a finished trial's folder is kept as it is, an interrupted one continues from it
 (``train.py --resume``; saves come every 10 episodes), and the rest start. Ray Tune's own
 records go to ``OUT/_tune``.
 
-Ray is optional: ``pip install -r requirements-sweep.txt`` (``make sweep`` does it).
+Ray is optional: ``pip install -r requirements-sweep.txt`` (``make sweep-setup`` does it).
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import ray  # noqa: F401
     except ImportError:
-        parser.error("Ray is not installed: pip install -r requirements-sweep.txt (or make sweep)")
+        parser.error("Ray is not installed: pip install -r requirements-sweep.txt (or make sweep-setup)")
     trials = [Trial(name, seed, {**args.config, **overrides}) for name, overrides in named
               for seed in range(args.seeds)]
     results = run_sweep(trials, args.episodes, args.out, args.address, train_args, args.cpus)

@@ -405,3 +405,12 @@ def test_threads_with_the_readable_learner_is_refused(run_folder, tmp_path, caps
 
     sweep._check_train_args(sweep.build_parser(), ["--learner", "readable"])  # a sweep then leaves out --threads 1
     assert sweep._one_thread(["--learner", "readable"]) == [] and sweep._one_thread([]) == ["--threads", "1"]
+
+
+def test_sweep_without_ray_names_the_make_target_that_installs_it(monkeypatch, capsys) -> None:
+    import sweep
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails, as where it is not installed
+    line = _one_line_error(capsys, lambda: sweep.main(["--seeds", "1"]))
+    assert _said(line) == "Ray is not installed: pip install -r requirements-sweep.txt (or make sweep-setup)"
+    assert "\nsweep-setup:" in (ROOT / "Makefile").read_text()
