@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ddpg import reproducible, rundir
-from ddpg.cli import non_negative_int, positive_int
+from ddpg.cli import path_text, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from watch import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
@@ -64,9 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=positive_int, default=100, help="episodes to play (default 100)")
     p.add_argument("--agents", type=positive_int, default=None,
                    help="arms (default 20), or copies of the run's Gymnasium task (default 1)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="environment seed (default 0)")
+    p.add_argument("--seed", type=random_seed, default=0, help="environment seed, 0 to 2**63 - 1 (default 0)")
     add_device_option(p, acting_only=True)
-    p.add_argument("--out", default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
+    p.add_argument("--out", type=path_text, default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
     p.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths, so the scores are the same on any x86-64 CPU with AVX2 "
                         "(ddpg/reproducible.py; without it they reproduce on the same machine only)")

@@ -28,7 +28,7 @@ import torch
 
 from ddpg import callbacks, reproducible, rundir
 from ddpg.agents import LEARNERS, make_agent
-from ddpg.cli import finite_float, finite_float_or_off, given_options, json_object, non_negative_int, positive_int
+from ddpg.cli import finite_float, finite_float_or_off, given_options, json_object, non_negative_int, path_text, positive_int, random_seed
 from ddpg.device import add_device_option
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.run_config import UNSET, RunConfig, resolve
@@ -55,13 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also stop before the environment steps (every arm's or copy's counted) would pass N, "
                         "dropping the unfinished episode, as Stable-Baselines3's learn(total_timesteps) does "
                         "(default: none; on --resume, the run's own)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
-    p.add_argument("--out", default="runs/latest",
+    p.add_argument("--seed", type=random_seed, default=0, help="random seed, 0 to 2**63 - 1 (default 0)")
+    p.add_argument("--out", type=path_text, default="runs/latest",
                    help="output folder (default runs/latest); one that holds a run needs --resume or --force")
-    p.add_argument("--resume", metavar="DIR", default=None,
+    p.add_argument("--resume", metavar="DIR", type=path_text, default=None,
                    help="continue the run in DIR from its last complete save, with its own settings and budgets "
-                        "(--episodes, --max-env-steps, --no-stop, --save-every, --save-buffer and the output options "
-                        "may be given; any other option is refused). Exactly as if never stopped after Ctrl-C or "
+                        "(--episodes, --max-env-steps, --no-stop, --save-every, --save-buffer or --no-save-buffer and "
+                        "the output options may be given; any other option is refused). Exactly as if never stopped after Ctrl-C or "
                         "SIGTERM, or with --save-buffer")
     p.add_argument("--force", action="store_true", help="replace the run already in --out")
     p.add_argument("--save-every", type=positive_int, default=10,

@@ -26,7 +26,7 @@ import numpy as np
 
 from ddpg import rundir
 from ddpg.agents import agent_from_checkpoints, agent_from_run
-from ddpg.cli import non_negative_int, positive_float, positive_int
+from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
 from ddpg.tasks import DEFAULT_ENV, open_environment
 
@@ -228,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--every", type=positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
     parser.add_argument("--width", type=positive_int, default=640, help="video width in pixels (default: %(default)s)")
     parser.add_argument("--height", type=positive_int, default=480, help="video height in pixels (default: %(default)s)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="environment seed: goals and their speeds (default: %(default)s)")
+    parser.add_argument("--seed", type=random_seed, default=0,
+                        help="environment seed, 0 to 2**63 - 1: goals and their speeds (default: %(default)s)")
     add_device_option(parser, acting_only=True)
     parser.add_argument("--no-viewer", action="store_true", help="never open the interactive viewer; write a video instead")
     return parser

@@ -354,6 +354,28 @@ def test_a_buffer_too_small_for_the_task_is_refused_before_anything_is_written(t
     assert not out.exists()
 
 
+@pytest.mark.parametrize("script", ["train", "watch", "evaluate"])
+def test_a_seed_beyond_what_pytorch_takes_is_one_line_and_makes_no_folder(tmp_path, capsys, script) -> None:
+    out = tmp_path / ("S" if script == "train" else "S.png")
+    main = {"train": train_mod, "watch": watch_mod, "evaluate": evaluate_mod}[script].main
+    line = _one_line_error(capsys, lambda: main(["--seed", str(2**64), "--episodes", "1", "--out", str(out)]))
+    assert _said(line) == ("argument --seed: expected a seed: an integer from 0 to 2**63 - 1 (9223372036854775807), "
+                           f"got {2**64}")
+    assert not out.exists()
+    line = _one_line_error(capsys, lambda: main(["--seed", "-1", "--episodes", "1", "--out", str(out)]))
+    assert line.endswith("expected a seed: an integer from 0 to 2**63 - 1 (9223372036854775807), got -1")
+
+
+def test_the_largest_seed_trains_with_twin_critics(tmp_path) -> None:
+    """The seed's offsets (a second critic: + 1, the metrics' probe: + 7919) stay within PyTorch's range."""
+    from ddpg.cli import SEED_MAX
+
+    run = tmp_path / "S"
+    config = json.dumps({**json.loads(SMALL[-1]), "preset": "td3"})
+    assert train_mod.main(["--seed", str(SEED_MAX), "--episodes", "1", "--out", str(run), *TINY[:-1], config]) == 0
+    assert _record(run)["seed"] == SEED_MAX
+
+
 def test_a_finished_run_without_its_training_state_is_refused_not_retrained(run_folder, tmp_path, capsys) -> None:
     run = tmp_path / "run"
     shutil.copytree(run_folder, run)
@@ -393,6 +415,15 @@ def test_a_resume_refused_for_its_budget_says_nothing_of_resuming(run_folder, ca
     assert exc.value.code == 2 and "Traceback" not in said.err
     assert _said(said.err.strip().splitlines()[-1]) == "--resume: the run already has 2 episodes; pass --episodes above that"
     assert "Resuming" not in said.out
+
+
+@pytest.mark.parametrize("script", ["train", "evaluate"])
+def test_an_empty_out_is_refused(tmp_path, capsys, monkeypatch, script) -> None:
+    monkeypatch.chdir(tmp_path)
+    main = train_mod.main if script == "train" else evaluate_mod.main
+    line = _one_line_error(capsys, lambda: main(["--out", "", "--episodes", "1"]))
+    assert _said(line) == "argument --out: expected a path, got '' (for the current folder, write .)"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_threads_with_the_readable_learner_is_refused(run_folder, tmp_path, capsys) -> None:

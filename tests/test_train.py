@@ -167,7 +167,7 @@ def test_cli_step_budget_and_its_resume(tmp_path, capsys) -> None:
     (["--episodes", "ten"], "--episodes: expected a positive integer, got 'ten'"),
     (["--max-env-steps", "0"], "--max-env-steps: expected a positive integer"),
     (["--agents", "4", "--max-env-steps", "3"], "--max-env-steps: one step of the 4 arms or copies takes 4"),
-    (["--seed", "-1"], "--seed: expected a non-negative integer"),
+    (["--seed", "-1"], "--seed: expected a seed: an integer from 0 to 2**63 - 1"),
     (["--config", '{"nope": 1}'], "unknown config key(s) ['nope']"),
     (["--config", '{"lr_actor": 0.001'], "malformed JSON"),
     (["--config", "[1, 2]"], "expected a JSON object"),
