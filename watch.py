@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
 MAX_WIDTH, MAX_HEIGHT = OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT
 VIDEO_SUFFIXES = (".mp4", ".gif")
 FILMSTRIP_SUFFIX = ".png"  # watch.py --out strip.png: four stills of one episode side by side
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}  # a filmstrip's stills, as its line says them
 
 FrameSink = Callable[[np.ndarray], None]
 
@@ -57,43 +58,54 @@ def run_episode(
     width: int = 640,
     height: int = 480,
     train_mode: bool = True,
+    at: Collection[int] | None = None,
 ) -> np.ndarray:
     """Play one episode (or its first `steps` decisions) greedily; return each agent's score.
 
     When `on_frame` is given it receives the rendered start frame and one frame after every
     `every`-th decision, so callers can stream frames to a file instead of holding them all
-    (a full 1000-decision episode at 640x480 would be ~900 MB of frames).
+    (a full 1000-decision episode at 640x480 would be ~900 MB of frames). With `at`, the
+    frames are instead those after the decisions it lists (0: the start), however spaced.
     """
     brain_name = env.brain_names[0]
     info = env.reset(train_mode=train_mode)[brain_name]
     states = info.vector_observations
     scores = np.zeros(len(states))
-    if on_frame is not None:
+    if on_frame is not None and (at is None or 0 in at):
         on_frame(env.render(width=width, height=height))
     for t in range(1, steps + 1):
         actions = agent.act(states, add_noise=False)
         info = env.step(actions)[brain_name]
         scores += info.rewards
         states = info.vector_observations
-        if on_frame is not None and t % every == 0:
+        if on_frame is not None and (t in at if at is not None else t % every == 0):
             on_frame(env.render(width=width, height=height))
         if np.any(info.local_done):
             break
     return scores
 
 
+def still_decisions(frames: int, steps: int) -> list[int]:
+    """The decisions a filmstrip shows after: ``frames`` evenly spaced from the start (0) to the
+    last of ``steps`` (rounded down between), fewer when ``steps`` has fewer than ``frames - 1``
+    decisions to spread them over (one still per decision, the start included)."""
+    if frames < 2 or steps < 1:
+        raise ValueError(f"a filmstrip needs frames >= 2 and steps >= 1, got {frames} and {steps}")
+    shown = min(frames, steps + 1)
+    return [i * steps // (shown - 1) for i in range(shown)]
+
+
 def filmstrip(env: Any, agent: Any, path: str | os.PathLike[str], frames: int = 4,
               steps: int = 200, width: int = 320, height: int = 240) -> np.ndarray:
     """A PNG of ``frames`` stills side by side, evenly spaced over ``steps`` greedy decisions
-    (the first at the start); returns each agent's score over those decisions.
+    (the first at the start, the last after the last decision; ``still_decisions``); returns
+    each agent's score over those ``steps`` decisions, all of which are played.
 
     A notebook's PNG output is what GitHub shows of it, where an inline video is not.
     """
-    if frames < 2 or steps < frames - 1:
-        raise ValueError(f"need frames >= 2 and steps >= frames - 1, got {frames} and {steps}")
-    every = steps // (frames - 1)
+    at = still_decisions(frames, steps)
     stills: list[np.ndarray] = []
-    scores = run_episode(env, agent, every * (frames - 1), every, stills.append, width, height)
+    scores = run_episode(env, agent, steps, 1, stills.append, width, height, at=set(at))
     gap = np.full((height, 4, 3), 255, dtype=np.uint8)
     strip = np.concatenate([part for still in stills for part in (still, gap)][:-1], axis=1)
     from PIL import Image
@@ -222,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"decisions per episode, at most {EPISODE_DECISIONS} (default: %(default)s)")
     parser.add_argument("--out", default=None,
                         help="video file (.mp4 or .gif), or a filmstrip (.png: four stills spread over --steps "
-                             "decisions, side by side); writing one implies --no-viewer (default when headless: watch.mp4)")
+                             "decisions, side by side, fewer for --steps under 3); writing one implies --no-viewer "
+                             "(default when headless: watch.mp4)")
     parser.add_argument("--fps", type=positive_float, default=None,
                         help=f"video frames per second (default: real time, {DECISIONS_PER_SECOND:g} / --every)")
     parser.add_argument("--every", type=positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
@@ -248,6 +261,22 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error(f"--width/--height must be at least 16, got {args.width}x{args.height}")
     if args.out is not None and Path(args.out).suffix.lower() == ".mp4" and (args.width % 2 or args.height % 2):
         parser.error(f"MP4 (H.264) needs an even width and height, got {args.width}x{args.height}")
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at ``path`` (None: it can), found before minutes of
+    rendering rather than after: its folder is made, as writing it would, and a file made and
+    removed there (the name of a writer's temporary file, so nothing of another's is touched)."""
+    if path.is_dir():
+        return "it is a folder"
+    probe = path.with_name(f".{path.name}{rundir.TEMPORARY_MARK}{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        probe.open("wb").close()
+        probe.unlink()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def display_works() -> bool:
@@ -337,7 +366,9 @@ def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
         return _error(f"cannot write {args.out}: {exc.strerror or exc}")
     finally:
         _close(env)
-    print(f"Saved {args.out}: four stills over {args.steps} decisions of {args.agents} arm(s), which scored "
+    stills = len(still_decisions(4, args.steps))
+    decisions = f"{args.steps} decision" + ("s" if args.steps > 1 else "")
+    print(f"Saved {args.out}: {NUMBER_WORDS[stills]} stills over {decisions} of {args.agents} arm(s), which scored "
           f"{scores.mean():.2f} on average over them")
     return 0
 
@@ -353,6 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
         parser.error(f"{exc}{hint}")
+    if args.out is not None and (problem := _unwritable(Path(args.out))) is not None:  # before any rendering
+        parser.error(f"--out {args.out} cannot be written ({problem}); expected a file in a folder that can be "
+                     "written (missing folders are made)")
 
     env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
     strip = args.out is not None and Path(args.out).suffix.lower() == FILMSTRIP_SUFFIX

@@ -103,9 +103,10 @@ def test_resume_with_a_training_state_of_another_architecture_is_one_line(run_fo
 
 
 def test_watch_into_an_unwritable_place_is_one_line_and_keeps_an_older_video(tmp_path, capsys) -> None:
-    assert watch_mod.main(["--out", "/proc/watch.mp4", "--steps", "2", "--width", "64", "--height", "48"]) == 1
-    err = capsys.readouterr().err
-    assert err.strip().splitlines() == [f"watch.py: error: cannot write /proc/watch.mp4: {err.split(': ')[-1].strip()}"]
+    line = _one_line_error(capsys, lambda: watch_mod.main(["--out", "/proc/watch.mp4", "--steps", "2", "--width", "64",
+                                                           "--height", "48"]))
+    assert line.startswith("watch.py: error: --out /proc/watch.mp4 cannot be written (") and \
+        line.endswith("); expected a file in a folder that can be written (missing folders are made)")
     video = tmp_path / "watch.gif"
     video.write_bytes(b"an older video")
     assert watch_mod.main(["--out", str(video), "--steps", "2", "--width", "64", "--height", "48"]) == 0
@@ -374,6 +375,41 @@ def test_the_largest_seed_trains_with_twin_critics(tmp_path) -> None:
     config = json.dumps({**json.loads(SMALL[-1]), "preset": "td3"})
     assert train_mod.main(["--seed", str(SEED_MAX), "--episodes", "1", "--out", str(run), *TINY[:-1], config]) == 0
     assert _record(run)["seed"] == SEED_MAX
+
+
+def test_the_filmstrip_plays_every_decision_asked_and_serves_short_ones(tmp_path, capsys, monkeypatch) -> None:
+    from reacher import ReacherEnvironment
+
+    assert watch_mod.still_decisions(4, 50) == [0, 16, 33, 50]
+    assert watch_mod.still_decisions(4, 2) == [0, 1, 2] and watch_mod.still_decisions(4, 1) == [0, 1]
+    played = []
+    real_step = ReacherEnvironment.step
+    monkeypatch.setattr(ReacherEnvironment, "step", lambda self, actions: played.append(1) or real_step(self, actions))
+    agent = watch_mod.load_agent()
+    with ReacherEnvironment(num_agents=2, seed=0, verbose=False) as env:
+        strip = watch_mod.filmstrip(env, agent, tmp_path / "a.png", steps=50, width=16, height=16)
+    assert len(played) == 50  # not 48 = 3 x (50 // 3)
+    with ReacherEnvironment(num_agents=2, seed=0, verbose=False) as env:
+        np.testing.assert_array_equal(strip, watch_mod.run_episode(env, agent, steps=50))
+    from PIL import Image
+
+    for steps, stills, words in (("50", 4, "four stills over 50 decisions"), ("2", 3, "three stills over 2 decisions"),
+                                 ("1", 2, "two stills over 1 decision of")):
+        assert watch_mod.main(["--out", str(tmp_path / "s.png"), "--steps", steps, "--agents", "2", "--width", "16",
+                               "--height", "16"]) == 0
+        assert words in capsys.readouterr().out
+        with Image.open(tmp_path / "s.png") as image:
+            assert image.size == (stills * 16 + (stills - 1) * 4, 16)
+
+
+def test_watch_finds_an_unwritable_output_before_rendering(monkeypatch, capsys) -> None:
+    def no_rendering(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the environment was made: rendering would begin")
+
+    monkeypatch.setattr(watch_mod, "ReacherEnvironment", no_rendering)
+    for out in ("/proc/x/a.gif", "/proc/x/a.png"):
+        line = _one_line_error(capsys, lambda out=out: watch_mod.main(["--out", out, "--steps", "100"]))
+        assert line.startswith(f"watch.py: error: --out {out} cannot be written (")
 
 
 def test_a_finished_run_without_its_training_state_is_refused_not_retrained(run_folder, tmp_path, capsys) -> None:
