@@ -56,7 +56,7 @@ def test_evaluate_command_prints_its_summary_last_and_writes_files(tmp_path, cap
     summary = json.loads((tmp_path / "evaluation.json").read_text())
     scores = np.loadtxt(tmp_path / "evaluation.csv", delimiter=",", skiprows=1)[:, 1]
     assert summary["episodes"] == 3 and summary["mean"] == pytest.approx(scores.mean(), abs=1e-4)
-    half = 1.96 * scores.std(ddof=1) / np.sqrt(3)
+    half = 4.302653 * scores.std(ddof=1) / np.sqrt(3)  # Student's t(0.975) with 2 degrees of freedom
     assert summary["ci95_high"] - summary["mean"] == pytest.approx(half, abs=1e-4)
     assert summary["mean"] > 30  # the committed policy
 

@@ -412,6 +412,19 @@ def test_watch_finds_an_unwritable_output_before_rendering(monkeypatch, capsys) 
         assert line.startswith(f"watch.py: error: --out {out} cannot be written (")
 
 
+def test_the_confidence_interval_is_students_t() -> None:
+    """A few episodes estimate their own spread: the interval is Student's t, not the normal 1.96."""
+    import math
+
+    for df, table in ((1, 12.706), (2, 4.303), (10, 2.228), (100, 1.984)):
+        assert round(evaluate_mod.t_quantile(0.975, df), 3) == table
+    assert evaluate_mod.t_quantile(0.975, 1) == pytest.approx(math.tan(math.pi * 0.475), rel=1e-12)
+    assert evaluate_mod.t_quantile(0.975, 2) == pytest.approx(0.95 / math.sqrt(2 * 0.975 * 0.025), rel=1e-12)
+    assert evaluate_mod.t_quantile(0.975, 10**6) == pytest.approx(1.959966, abs=1e-5)
+    summary = evaluate_mod.summarise(np.array([30.0, 32.0]))  # std sqrt(2), n 2: the half-width is t(0.975, 1)
+    assert summary["ci95_high"] - summary["mean"] == pytest.approx(12.7062047, rel=1e-8)
+
+
 def test_a_finished_run_without_its_training_state_is_refused_not_retrained(run_folder, tmp_path, capsys) -> None:
     run = tmp_path / "run"
     shutil.copytree(run_folder, run)
