@@ -16,7 +16,7 @@ import train as train_mod
 from ddpg import agent_state, backends
 from ddpg.agents import make_agent
 from ddpg.backends.proof import fast_cpu_differs
-from ddpg_agent import Agent, DDPGConfig
+from ddpg_agent import Agent, DDPGConfig, ReplayBuffer
 
 FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
 RUN = ["--episodes", "2", "--seed", "0", "--agents", "2", "--max-t", "50", "--no-progress", "--quiet",
@@ -47,6 +47,14 @@ def _halved_critic_loss(self, actor_loss, critic_loss):
     return _optimise(self, actor_loss, 0.5 * critic_loss)
 
 
+def _huber_critic_loss(self, states, actions, y):
+    return torch.nn.functional.smooth_l1_loss(self.critic_local(states, actions), y)
+
+
+def _penalised_actor_loss(self, states):  # keep the actions small
+    return -self.critic_local(states, self.actor_local(states)).mean() + self.actor_local(states).pow(2).mean()
+
+
 def _doubled_rewards(self, experiences):
     states, actions, rewards, next_states, discounts = experiences
     return _learn(self, (states, actions, 2.0 * rewards, next_states, discounts))
@@ -57,9 +65,12 @@ EDITS = [(model.Actor, "forward", _still_actor, "acting"),
          (model.Critic, "forward", _doubled_critic, "update"),
          (Agent, "td_target", _shorter_horizon, "update"),
          (Agent, "td_target", _target_from_the_online_actor, "update"),
+         (Agent, "critic_loss", _huber_critic_loss, "update"),
+         (Agent, "actor_loss", _penalised_actor_loss, "update"),
          (Agent, "optimise", _halved_critic_loss, "update"),
          (Agent, "learn", _doubled_rewards, "update")]
-IDS = ["Actor.forward", "Critic.forward", "td_target-discount", "td_target-online-actor", "optimise", "learn"]
+IDS = ["Actor.forward", "Critic.forward", "td_target-discount", "td_target-online-actor", "critic_loss", "actor_loss",
+       "optimise", "learn"]
 
 
 def _run(tmp_path, name: str, *extra: str) -> tuple[dict, bytes]:
@@ -110,6 +121,33 @@ def test_learner_fast_on_an_edited_agent_is_refused_in_one_line(tmp_path, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert "--learner fast: its acting" in err[-1] and "Traceback" not in "\n".join(err)
     assert not (out / "run.json").exists()
+
+
+@pytest.mark.parametrize("edit", ["learn_many", "sample"])
+def test_an_edit_of_the_schedule_or_the_batches_runs_too(monkeypatch, edit) -> None:
+    """What the fast learner replaces beyond the update itself: the loop of updates and the draw."""
+    if edit == "learn_many":
+        def twice(self, n_updates):  # two updates per batch
+            for _ in range(n_updates):
+                batch = self.memory.sample()
+                self.learn(batch)
+                self.learn(batch)
+        monkeypatch.setattr(Agent, "learn_many", twice)
+    else:
+        sample = ReplayBuffer.sample
+        def mismatched(self):  # a batch that pairs each state with another transition's action
+            states, *rest = sample(self)
+            return (torch.roll(states, 1, 0), *rest)
+        monkeypatch.setattr(ReplayBuffer, "sample", mismatched)
+    name, why = backends.choose(Agent(33, 4, 0, config=DDPGConfig(**FAST)))
+    assert name == "readable" and why.startswith("its update (")
+    if edit == "learn_many":
+        assert why.startswith("its update (its updates or their batches")
+
+
+def test_every_part_the_fast_learner_computes_is_covered_by_a_test_here() -> None:
+    edited = {f"{owner.__name__}.{name}" for owner, name, _, _ in EDITS} | {"Agent.learn_many", "ReplayBuffer.sample"}
+    assert set(backends.FastCPU.COMPUTES) - edited <= {"Agent.policy", "Agent.soft_update"}
 
 
 def test_a_subclass_that_changes_the_update_runs_as_written() -> None:

@@ -274,6 +274,11 @@ class FastCPU:
     """
 
     name = "fast"  # run.json's "learner"
+    # The parts of the loaded code it computes by hand instead of running them: admitted only where
+    # proof.fast_cpu_differs shows that it computes what they compute.
+    COMPUTES = ("Actor.forward", "Critic.forward", "Agent.policy", "Agent.learn_many", "ReplayBuffer.sample",
+                "Agent.learn", "Agent.td_target", "Agent.critic_loss", "Agent.actor_loss", "Agent.optimise",
+                "Agent.soft_update")
 
     def __init__(self, agent: Agent, threads: int = 2) -> None:
         if threads not in (1, 2):

@@ -7,14 +7,16 @@ admitted by the networks' types: ``fast_cpu_differs`` runs the agent's own code 
 fast learner side by side on copies, from the same state and batch, and compares what each
 leaves behind. Where they differ, the readable update runs the edit (``ddpg.backends.choose``).
 
-What is compared, after two updates of each from the agent's weights (its target networks
-nudged off its own, so a target written with the wrong network shows):
+What is compared, after two updates of each (``learn_many``, each drawing its batch from a small
+copy of the agent's buffer) from the agent's weights, its target networks nudged off its own so
+that a target written with the wrong network shows:
 
 * the actions for a batch of states (``Agent.policy``), which the fast learner computes too;
-* the weights, the target weights and both Adam moments of actor and critic.
+* the weights, the target weights and both Adam moments of actor and critic, the number of
+  updates made and the buffer's random draws.
 
-The first update is the readable one's alone: it gives the Adam second moments a scale, so the
-second, compared, update is a smooth function of its gradient. (From empty moments Adam's first
+A first update, the readable one's alone, gives the Adam second moments a scale, so the compared
+updates are a smooth function of their gradients. (From empty moments Adam's first
 step is about ``lr * sign(g)``, which turns a rounding difference in a near-zero gradient into a
 full step, and hides a scaled loss.)
 
@@ -23,9 +25,9 @@ tolerance is float32's bound on any summation order of the longest chain of mult
 update (``rounding_bound``), the bound ``tests/test_fast_agent.py`` proves the fast learner's
 gradients within; an edit of the update moves the compared values by far more.
 
-The check leaves the agent as it found it: it works on deep copies (the replay buffer is not
-copied: its batches come from the check's own generator), and the global random streams
-(PyTorch's, NumPy's, Python's) and PyTorch's thread count are put back.
+The check leaves the agent as it found it: it works on deep copies (the replay buffer's rows are
+not copied: the copies' small buffers are filled from the check's own generator), and the
+global random streams (PyTorch's, NumPy's, Python's) and PyTorch's thread count are put back.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg_agent import Agent, ReplayBuffer
+from ddpg_agent import Agent
 
 # Float32's unit roundoff: a stored float32 result is the exact one times (1 + d), |d| <= U.
 U = 2.0 ** -24
@@ -85,10 +87,10 @@ def _streams_kept() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-def _probe_batch(agent: Agent, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    """A batch of the agent's batch size, from the check's own generator: states around the unit
-    scale, actions in [-1, 1], small rewards, and discounts both bootstrapping and terminal."""
-    b, s, a = agent.config.batch_size, agent.state_size, agent.action_size
+def _probe_batch(agent: Agent, generator: torch.Generator, rows: int = 0) -> tuple[torch.Tensor, ...]:
+    """A batch (of the agent's batch size, or ``rows``) from the check's own generator: states
+    around the unit scale, actions in [-1, 1], small rewards, discounts bootstrapping and terminal."""
+    b, s, a = rows or agent.config.batch_size, agent.state_size, agent.action_size
     states = torch.randn(b, s, generator=generator)
     actions = torch.rand(b, a, generator=generator) * 2 - 1
     rewards = torch.rand(b, 1, generator=generator) * 0.1
@@ -97,12 +99,22 @@ def _probe_batch(agent: Agent, generator: torch.Generator) -> tuple[torch.Tensor
     return states, actions, rewards, next_states, discounts
 
 
-def _copy(agent: Agent) -> Agent:
-    """A deep copy of the agent with a small empty replay buffer in place of its own (the check
-    draws no batch from it; the fast learner only reads its row width)."""
-    small = ReplayBuffer(agent.state_size, agent.action_size, agent.config.batch_size, agent.config.batch_size,
-                         PROBE_SEED)
-    twin = copy.deepcopy(agent, memo={id(agent.memory): small})
+def _probe_memory(agent: Agent, generator: torch.Generator) -> Any:
+    """The agent's replay buffer made small (four batches of rows from the check's generator, its
+    own draws seeded anew), so the check samples batches as training does without copying the
+    agent's rows: its ``sample`` and the fast learner's draw from the same state."""
+    b = agent.config.batch_size
+    small = copy.copy(agent.memory)
+    small.data, small.capacity, small.pos, small.size = torch.zeros(4 * b, agent.memory.data.shape[1]), 4 * b, 0, 0
+    small.generator = torch.Generator().manual_seed(PROBE_SEED)
+    states, actions, rewards, next_states, discounts = _probe_batch(agent, generator, 4 * b)
+    small.add(states.numpy(), actions.numpy(), rewards.numpy(), next_states.numpy(), discounts.numpy())
+    return small
+
+
+def _copy(agent: Agent, memory: Any = None) -> Agent:
+    """A deep copy of the agent, with ``memory`` in place of its replay buffer when given."""
+    twin = copy.deepcopy(agent, memo={id(agent.memory): memory} if memory is not None else {})
     twin.backend = None
     return twin
 
@@ -157,13 +169,13 @@ def fast_cpu_differs(agent: Agent, make_backend: Callable[[Agent], Any] | None =
 
     with _streams_kept(), torch.no_grad():
         generator = torch.Generator().manual_seed(PROBE_SEED)
-        base = _copy(agent)
+        base = _copy(agent, _probe_memory(agent, generator))
         for local, target in (("actor_local", "actor_target"), ("critic_local", "critic_target")):
             for p_local, p_target in zip(getattr(base, local).parameters(), getattr(base, target).parameters(),
                                          strict=True):
                 nudge = torch.randn(p_target.shape, generator=generator) * 1e-2 * (p_local.abs().mean() + 1e-3)
                 p_target.copy_(p_local + nudge)
-        first, second = _probe_batch(agent, generator), _probe_batch(agent, generator)
+        first = _probe_batch(agent, generator)
         states = torch.randn(agent.config.batch_size, agent.state_size, generator=generator).numpy()
 
         readable, fast = _copy(base), _copy(base)
@@ -181,19 +193,24 @@ def fast_cpu_differs(agent: Agent, make_backend: Callable[[Agent], Any] | None =
             readable.learn(first)  # the readable update alone: it gives the second moments a scale
         _give_moments_a_scale(readable)
         _sync(fast, readable)
-        with torch.enable_grad():
-            readable.learn(second)
-        fast.backend.learn(second)
+        with torch.enable_grad():  # two updates through learn_many, each drawing its batch
+            readable.learn_many(2)
+        fast.backend.learn_many(2)  # what it runs in place of Agent.learn_many
+        fast.backend.settle()
         fast.backend.store_optimizers()
         got, want = _state(fast), _state(readable)
         differ = [name for name in want if _relative(got[name], want[name]) > bound]
+        if fast.n_updates != readable.n_updates or not torch.equal(fast.memory.generator.get_state(),
+                                                                   readable.memory.generator.get_state()):
+            differ.insert(0, "schedule")
     if differ:
         return "its update (" + ", ".join(_PARTS.get(name, name) for name in differ[:3]) + \
             (", ..." if len(differ) > 3 else "") + ")"
     return None
 
 
-_PARTS = {"actor_local": "the actor's weights", "critic_local": "the critic's weights",
+_PARTS = {"schedule": "its updates or their batches (learn_many, the buffer's sample)",
+          "actor_local": "the actor's weights", "critic_local": "the critic's weights",
           "actor_target": "the actor's target", "critic_target": "the critic's target",
           "actor_optimizer.exp_avg": "the actor's gradient", "critic_optimizer.exp_avg": "the critic's gradient",
           "actor_optimizer.exp_avg_sq": "the actor's squared gradient",
@@ -214,6 +231,7 @@ def _sync(fast: Agent, readable: Agent) -> None:
         for p_fast, p_readable in zip(params_fast, params_readable, strict=True):
             if p_readable in opt_readable.state:
                 opt_fast.state[p_fast] = {k: v.clone() for k, v in opt_readable.state[p_readable].items()}
+    fast.n_updates = readable.n_updates
     fast.backend.loaded(None)
 
 

@@ -68,11 +68,11 @@ class VariantAgent(Agent):
 
     @property
     def config_class(self) -> type:  # type: ignore[override]
-        return variant_config.VariantConfig  # with the fields of variants registered since import
+        return variant_config.config_class()  # with the fields of variants registered since import
 
     def __new__(cls, *args: Any, config: DDPGConfig | None = None, **overrides: Any) -> Any:
         if cls is VariantAgent:  # the class of the pieces this config switches on
-            config_class = variant_config.VariantConfig
+            config_class = variant_config.config_class()
             values = {**asdict(config or config_class()), **{k: v for k, v in overrides.items() if k != "device"}}
             cls = _composed(registry.pieces(config_class(**values)))
         return super().__new__(cls)

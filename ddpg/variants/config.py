@@ -9,6 +9,7 @@ variant is set, so a plain run records (and reproduces) exactly the readable age
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -72,14 +73,14 @@ class VariantConfig(DDPGConfig):
             problems.append("crossq has its own normalisation: not combined with batch_norm or critic_layer_norm "
                             "(on by default: set it false; parse_config does for {\"crossq\": true})")
         for name, (switch, value) in registry.needs().items():  # a variant's own settings, without it
-            if getattr(self, name) != getattr(VariantConfig, name) and getattr(self, switch) != value:
+            if getattr(self, name) != getattr(type(self), name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "
                                 f"(got {switch} {getattr(self, switch)!r})")
         return problems
 
     def variants(self) -> dict[str, Any]:
         """The switches set away from plain DDPG ({} when none is)."""
-        return {k: getattr(self, k) for k in registry.switches() if getattr(self, k) != getattr(VariantConfig, k)}
+        return {k: getattr(self, k) for k in registry.switches() if getattr(self, k) != getattr(type(self), k)}
 
     def plain(self) -> DDPGConfig:
         """The same settings as a ``DDPGConfig``; an error when a variant is switched on."""
@@ -93,16 +94,16 @@ class VariantConfig(DDPGConfig):
 NETWORK_KEYS = settings.network_keys(VariantConfig)
 
 
-BuiltInVariantConfig = VariantConfig
+@functools.cache
+def _with_fields(extra: tuple[tuple[str, type, Any], ...]) -> type:
+    return dataclasses.make_dataclass("VariantConfig", list(extra), bases=(VariantConfig,))
 
 
-def refresh() -> None:
-    """Rebuild ``VariantConfig`` with the fields of the variants added by ``registry.register``: a
-    subclass of the built-in one, so what was built before stays a ``VariantConfig``."""
-    global VariantConfig
-    extra = [spec for variant in registry.VARIANTS for spec in variant.fields]
-    VariantConfig = (dataclasses.make_dataclass("VariantConfig", extra, bases=(BuiltInVariantConfig,)) if extra
-                     else BuiltInVariantConfig)
+def config_class() -> type:
+    """``VariantConfig``, with the config fields of the variants added by ``registry.register`` (a
+    subclass, made once for each set of them)."""
+    extra = tuple(spec for variant in registry.VARIANTS for spec in variant.fields)
+    return _with_fields(extra) if extra else VariantConfig
 
 
 def parse_config(values: dict[str, Any]) -> DDPGConfig:
@@ -116,13 +117,13 @@ def parse_config(values: dict[str, Any]) -> DDPGConfig:
     values = {**PRESETS.get(preset, {}), **{k: v for k, v in values.items() if k != "preset"}}
     if values.get("batch_norm") is True or values.get("crossq") is True:  # their own norm replaces layer norm
         values = {"critic_layer_norm": False, **values}
-    config = settings.from_dict(VariantConfig, values)
+    config = settings.from_dict(config_class(), values)
     return config if config.variants() else config.plain()
 
 
 def variants_of(config: DDPGConfig) -> dict[str, Any]:
     """The variants a config switches on ({} for plain DDPG), whichever class it is."""
-    return config.variants() if isinstance(config, BuiltInVariantConfig) else {}
+    return config.variants() if isinstance(config, VariantConfig) else {}
 
 
-__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "parse_config", "variants_of"]
+__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "config_class", "parse_config", "variants_of"]

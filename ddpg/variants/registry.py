@@ -94,19 +94,13 @@ def capture_problems(config: Any) -> list[str]:
 
 def register(variant: Variant) -> None:
     """Add a variant after the built-in ones: its piece, its switch and its config ``fields``,
-    which ``VariantConfig`` (so ``parse_config``, ``train.py --config``) then takes."""
-    from ddpg.variants import config  # config reads the switches from here: imported when used
-
+    which ``config.config_class()`` (so ``parse_config``, ``train.py --config``) then takes."""
     VARIANTS.append(variant)
-    config.refresh()
 
 
 def unregister(variant: Variant) -> None:
     """Take a registered variant out again (tests)."""
-    from ddpg.variants import config
-
     VARIANTS.remove(variant)
-    config.refresh()
 
 
 __all__ = ["VARIANTS", "Variant", "capture_problems", "data_only", "needs", "pieces", "register", "switches", "unregister"]
