@@ -22,112 +22,15 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+from ddpg.cli import given_options
+from ddpg.options import build_parser  # light: --help is answered before PyTorch and MuJoCo load
 
-from ddpg import callbacks, reproducible, rundir
-from ddpg.agents import LEARNERS, make_agent
-from ddpg.cli import finite_float, finite_float_or_off, given_options, json_object, non_negative_int, path_text, positive_int, random_seed
-from ddpg.device import add_device_option
-from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
-from ddpg.run_config import UNSET, RunConfig, resolve
-from ddpg.solved import SOLVE_SCORE
-from ddpg.tasks import DEFAULT_ENV, open_environment
-from ddpg.value_maps import Recorder
-from reacher.environment import EPISODE_DECISIONS
+if TYPE_CHECKING:
+    from ddpg.run_config import RunConfig
 
 __all__ = ["build_parser", "main"]
-
-
-# ----------------------------------------------------------------------------- CLI
-def build_parser() -> argparse.ArgumentParser:
-    """Command-line options."""
-    p = argparse.ArgumentParser(allow_abbrev=False,
-        description="Train DDPG on the multi-agent Reacher; writes checkpoints, scores.csv, "
-                    "run.json and scores.png into --out.")
-    p.add_argument("--episodes", type=positive_int, default=None,
-                   help="maximum number of episodes (default 300; a Gymnasium task's from ddpg.tasks.TASKS; "
-                        "on --resume, the run's own)")
-    p.add_argument("--max-episodes", type=positive_int, dest="episodes",
-                   help="alias of --episodes")
-    p.add_argument("--max-env-steps", type=positive_int, default=None, metavar="N",
-                   help="also stop before the environment steps (every arm's or copy's counted) would pass N, "
-                        "dropping the unfinished episode, as Stable-Baselines3's learn(total_timesteps) does "
-                        "(default: none; on --resume, the run's own)")
-    p.add_argument("--seed", type=random_seed, default=0, help="random seed, 0 to 2**63 - 1 (default 0)")
-    p.add_argument("--out", type=path_text, default="runs/latest",
-                   help="output folder (default runs/latest); one that holds a run needs --resume or --force")
-    p.add_argument("--resume", metavar="DIR", type=path_text, default=None,
-                   help="continue the run in DIR from its last complete save, with its own settings and budgets "
-                        "(--episodes, --max-env-steps, --no-stop, --save-every, --save-buffer or --no-save-buffer and "
-                        "the output options may be given; any other option is refused). Exactly as if never stopped after Ctrl-C or "
-                        "SIGTERM, or with --save-buffer")
-    p.add_argument("--force", action="store_true", help="replace the run already in --out")
-    p.add_argument("--save-every", type=positive_int, default=10,
-                   help="write the run folder and the full training state every N episodes (default 10; "
-                        "on --resume, the run's own)")
-    p.add_argument("--save-buffer", action=argparse.BooleanOptionalAction, default=False,
-                   help="also save the replay buffer's filled part, so --resume continues exactly; about "
-                        "290 MB at one million transitions (the default buffer is full after 50 episodes "
-                        "of 20 arms); off by default; on --resume, as the run's last save did "
-                        "(--no-save-buffer turns it off)")
-    add_device_option(p)
-    p.add_argument("--learner", choices=LEARNERS, default="auto",
-                   help="how updates run (ddpg/backends): 'auto' (default) the fastest for the device and network; "
-                        "'fast' the hand-written two-thread CPU update; 'graph' the update captured as a CUDA graph; "
-                        "'graph-overlap' the same, the environment stepping while the GPU learns (acting one "
-                        "learning step behind: a different run); 'readable' the plain-autograd update of "
-                        "ddpg_agent.py (same update, slower)")
-    p.add_argument("--threads", type=int, choices=(1, 2), default=2,
-                   help="fast learner: split each update over 2 threads (default) or run it on 1, "
-                        "faster when another job keeps the second core busy (same numbers)")
-    p.add_argument("--env", default=DEFAULT_ENV, metavar="ID",
-                   help="'reacher' (default): the built-in 20-arm Reacher; or any Gymnasium environment id "
-                        "with a Box action space, e.g. MountainCarContinuous-v0, Pendulum-v1, Reacher-v5, "
-                        "UnityReacher-v0 (per-task settings: ddpg.tasks.TASKS)")
-    p.add_argument("--num-envs", type=positive_int, default=None,
-                   help="--env ID: copies of the task stepped together, one scores column each (default 1)")
-    p.add_argument("--agents", type=positive_int, default=None,
-                   help="number of arms in the built-in environment (default 20; 1 is the course's "
-                        "one-arm version, trained with its own settings: ddpg.tasks.REACHER_ONE_ARM)")
-    p.add_argument("--max-t", type=positive_int, default=None,
-                   help=f"decisions per episode (default: the task's limit; Reacher: {EPISODE_DECISIONS}, "
-                        "which is also its maximum)")
-    p.add_argument("--no-stop", action="store_true",
-                   help="keep training after the task is solved (on --resume, a run that had it keeps it)")
-    p.add_argument("--target", type=finite_float, default=None,
-                   help=f"solve threshold of the 100-episode average (default: Reacher {SOLVE_SCORE:g}; "
-                        "a Gymnasium task's from ddpg.tasks.TASKS or its spec's reward_threshold)")
-    p.add_argument("--config", type=json_object, default={},
-                   help="JSON object of DDPGConfig overrides (or variants.VariantConfig keys: replay, "
-                        "exploration, batch_norm, preset, ...), or a path to a JSON file")
-    p.add_argument("--good-score", type=finite_float_or_off, default=UNSET,
-                   help=f"schedule: after an episode scoring at least this (mean over agents), "
-                        f"make --good-updates updates per learning step (default {GOOD_SCORE:g} on Reacher, "
-                        "off on Gymnasium tasks; 'off' turns it off)")
-    p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
-                   help=f"schedule: updates per learning step while the policy is good "
-                        f"(default {GOOD_UPDATES}: learning pauses)")
-    p.add_argument("--unity", metavar="PATH", default=None,
-                   help="use the Unity binary at PATH (needs unityagents) instead of the "
-                        "built-in environment")
-    p.add_argument("--animate", action="store_true",
-                   help="a task with a 2-D observation (MountainCarContinuous-v0): draw Q(s, mu(s)) and mu(s) "
-                        "with the episode's trajectory every --animate-every episodes into value_maps/, and "
-                        "at the end value_map.png and the animation value_maps.mp4 (GIF without ffmpeg)")
-    p.add_argument("--animate-every", type=positive_int, default=5,
-                   help="--animate: draw every N episodes (and the first and the last; default 5)")
-    p.add_argument("--tensorboard", metavar="DIR", default=None,
-                   help="also write the per-episode metrics (scores, losses, mean Q, exploration, updates/s; "
-                        "always in metrics.csv) as TensorBoard event files into DIR: tensorboard --logdir DIR")
-    p.add_argument("--reproducible", action="store_true",
-                   help="pin the math libraries' code paths (AVX2) and thread counts, so the same seed gives the "
-                        "same scores on any x86-64 CPU with AVX2 (ddpg/reproducible.py; the program restarts itself "
-                        "pinned); without it a run reproduces only on the machine that made it")
-    p.add_argument("--quiet", action="store_true", help="no per-episode lines")
-    p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     typed = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(typed)
+    import torch
+
+    from ddpg import reproducible, rundir
+    from ddpg.run_config import resolve
+    from ddpg.tasks import open_environment
+
     command = "python train.py " + " ".join(shlex.quote(a) for a in typed)
     try:
         record = rundir.resumable_record(args.resume) if args.resume is not None else None
@@ -171,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
+    from ddpg import callbacks, rundir
+    from ddpg.agents import make_agent
+    from ddpg.loop import train
+    from ddpg.value_maps import Recorder
+
     if cfg.gymnasium and cfg.loop.target_score is None:
         print(f"{cfg.env_id} has no solve threshold (pass --target): training runs {cfg.loop.episodes} episodes")
     brain = env.brains[env.brain_names[0]]  # type: ignore[attr-defined]
@@ -224,6 +138,8 @@ def _restore(cfg: RunConfig, agent: object, env: object,
     """Load the run's last complete save into the agent and the environment; the loop state,
     whether the continuation is exact, and the line that says where the run continues and what
     a killed process lost (printed by the caller once nothing can refuse the resume)."""
+    from ddpg import rundir
+
     assert cfg.resume is not None
     written = rundir.episodes_written(cfg.resume)
     try:

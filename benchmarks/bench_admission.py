@@ -62,7 +62,7 @@ def update_rates(where: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=9, help="timed calls of the check per task (default 9)")
     parser.add_argument("--old", type=Path, help="a checkout of the code before the check, to compare updates/s")
     parser.add_argument("--rounds", type=int, default=3, help="old/new pairs of --updates-only runs (default 3)")

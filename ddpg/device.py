@@ -8,9 +8,10 @@ these small networks slower there than on the CPU (docs/training.md has the figu
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -18,6 +19,8 @@ DEVICES = ("auto", "cpu", "cuda")
 def resolve_device(name: str) -> torch.device:
     """The torch device for ``--device``; ValueError (one line, for the caller to print) when
     it names something else or CUDA is asked for where PyTorch has none."""
+    import torch  # here, not at the top: --help of every script is answered before PyTorch loads
+
     if name not in DEVICES and not name.startswith("cuda:"):
         raise ValueError(f"--device: expected one of {', '.join(DEVICES)} (or cuda:N), got {name!r}")
     if name == "auto":
@@ -48,6 +51,8 @@ def add_device_option(parser: argparse.ArgumentParser, acting_only: bool = False
 
 def describe(device: torch.device) -> dict[str, Any]:
     """The device for run.json: its type, and on a GPU its name, memory, CUDA and driver versions."""
+    import torch
+
     info: dict[str, Any] = {"type": device.type}
     if device.type == "cuda":
         index = device.index if device.index is not None else torch.cuda.current_device()

@@ -26,17 +26,9 @@ import numpy as np
 
 from ddpg import agent_state, faults
 from ddpg.signals import StopSignals
-from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
+from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE, SOLVE_WINDOW
 from ddpg_agent import Agent
 from reacher.environment import EPISODE_DECISIONS
-
-# The schedule (train.py's defaults on Reacher): once an episode's mean score reaches
-# GOOD_SCORE, the next episode makes GOOD_UPDATES updates per learning step instead of the
-# config's ``learn_updates``: none, so learning pauses while the policy is good and resumes
-# after an episode below it. In a run that solves at episode ~100 this saves most of the
-# second half's updates.
-GOOD_SCORE = 33.0
-GOOD_UPDATES = 0
 
 
 @dataclass(frozen=True)

@@ -65,11 +65,13 @@ class RunRecord:
     env_id: str | None = None  # a Gymnasium task's id (train.py --env); None for the built-in Reacher
     task_target: float | None = None
     task_why: str | None = None  # the reason for the task's settings (ddpg.tasks)
+    unity: str | None = None  # train.py --unity: the Reacher Unity binary the run steps (None: the built-in one)
     resumed: list[dict[str, Any]] | None = None  # one entry per --resume: command, from_episode, exact
     other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
 
     # Written only when set, as earlier versions did.
-    OPTIONAL = ("device", "max_episodes", "max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why", "resumed")
+    OPTIONAL = ("device", "max_episodes", "max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why",
+                "unity", "resumed")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:

@@ -14,24 +14,15 @@ from typing import Any
 
 import torch
 
-from ddpg.backends import GPU_LEARNERS
 from ddpg.device import resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
+from ddpg.options import GPU_LEARNERS, UNSET, applied_on_resume
 from ddpg.record import RunRecord
 from ddpg.solved import SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV, Task, environment_spec, reacher_task, task_for
 from ddpg.variants import parse_config
 from ddpg_agent import DDPGConfig
 from reacher.environment import EPISODE_DECISIONS
-
-UNSET: Any = object()  # --good-score left out: its default depends on the task
-
-# What --resume applies: where and how updates run (any learner takes any training state), the
-# budgets, and how the run is saved and shown. Every other option
-# is the run's own (run.json has it) and refused on resume, so none is ever silently dropped;
-# an option added later is refused until it is added here.
-APPLIED_ON_RESUME = ("--resume", "--device", "--learner", "--threads", "--episodes", "--max-env-steps", "--no-stop",
-                     "--save-every", "--save-buffer", "--tensorboard", "--quiet", "--no-progress", "--animate", "--animate-every")
 
 
 @dataclass(frozen=True)
@@ -70,11 +61,12 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
     """The run's configuration from the parsed command line (``given``: the options set, as
     ``ddpg.cli.given_options`` names them),
     and the record of the run ``--resume`` continues. ValueError says what is wrong."""
-    if record is not None:
-        fixed = sorted(given - set(APPLIED_ON_RESUME))
+    if record is not None:  # what --resume applies is declared with each option (ddpg.options)
+        applied = applied_on_resume()
+        fixed = sorted(given - set(applied))
         if fixed:
             raise ValueError(f"--resume continues a run with its own settings (run.json); leave out {', '.join(fixed)} "
-                             f"(on resume only {', '.join(APPLIED_ON_RESUME[1:])} apply)")
+                             f"(on resume only {', '.join(a for a in applied if a != '--resume')} apply)")
         return _resumed(args, given, record, command)
     env_id = args.env
     if env_id == DEFAULT_ENV:
@@ -90,6 +82,8 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
         if good_score is not None and good_score < 0:  # scores are >= 0: "never good"
             good_score = None
         extra = {"task_why": task.why} if task else {}
+        if args.unity is not None:  # the binary is the run's environment: a resume opens it again
+            extra["unity"] = args.unity
     else:
         if args.agents is not None:
             raise ValueError("--agents is for the built-in Reacher; a Gymnasium task (--env) takes --num-envs")
@@ -127,7 +121,7 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
 
 
 def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
-    """Continue as the run did, whatever ddpg.tasks says now; only what APPLIED_ON_RESUME lists may change."""
+    """Continue as the run did, whatever ddpg.tasks says now; only what ``applied_on_resume`` names may change."""
     env_id = record.env_id or DEFAULT_ENV
     task = reacher_task(record.n_agents) if env_id == DEFAULT_ENV else task_for(env_id)
     schedule = record.schedule
@@ -139,7 +133,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
                         good_score=schedule.get("good_score"), good_updates=schedule.get("good_updates", GOOD_UPDATES),
                         reward_scale=record.reward_scale,
                         max_env_steps=args.max_env_steps if args.max_env_steps is not None else record.max_env_steps)
-    extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why") if getattr(record, k) is not None}
+    extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why", "unity")
+             if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]
     save_every = args.save_every if "--save-every" in given else record.save_every
     save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer
@@ -157,14 +152,16 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
     on_cuda = device.split(":")[0] == "cuda"
     if "--learner" not in given and (learner == "fast" or (learner in GPU_LEARNERS and not on_cuda)):
         learner = "auto"  # the device's own fast learner, where it computes the code loaded now
-    threads = args.threads if "--threads" in given else record.threads
+    # The thread count is a setting of the fast learner only: another learner's record says 1.
+    threads = record.threads if "--threads" not in given and record.learner == "fast" else args.threads
     agent = _agent_config(None, record.config)
     problem = _buffer_problem(agent, record.n_agents, record.max_t)  # a run.json written before this was checked
     if problem is not None:
         raise ValueError(f"--resume: the run cannot continue: its config's {problem}; train it again with a larger "
                          "buffer_size (--config) and --force")
     return _config(args, given, env_id, record.n_agents, record.seed, learner, threads, device, agent, loop,
-                   args.resume, record.reproducible, save_every, save_buffer, command, extra, resume=args.resume)
+                   args.resume, record.reproducible, save_every, save_buffer, command, extra, resume=args.resume,
+                   unity=record.unity)
 
 
 def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
@@ -191,17 +188,19 @@ def _buffer_problem(agent: DDPGConfig, n_agents: int, max_t: int) -> str | None:
 
 def _config(args: argparse.Namespace, given: set[str], env_id: str, n_agents: int, seed: int, learner: str, threads: int,
             device: str, agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_every: int,
-            save_buffer: bool, command: str, record: dict[str, Any], resume: str | None = None) -> RunConfig:
+            save_buffer: bool, command: str, record: dict[str, Any], resume: str | None = None,
+            unity: str | None = None) -> RunConfig:
     if args.animate and env_id == DEFAULT_ENV:
         raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
     if "--threads" in given and learner == "readable":  # as other options that do not apply: refused, not dropped
         why = "--learner readable" if "--learner" in given else "the run's learner, readable"
         raise ValueError(f"--threads splits the fast learner's update over threads; {why} (autograd) takes none: "
                          "leave out --threads, or pass --learner fast")
-    return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out, unity=args.unity, resume=resume,
+    return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out,
+                     unity=args.unity if resume is None else unity, resume=resume,
                      force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible,
                      animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,
                      quiet=args.quiet, progress=not args.no_progress, command=command, record=record)
 
 
-__all__ = ["APPLIED_ON_RESUME", "UNSET", "RunConfig", "resolve"]
+__all__ = ["UNSET", "RunConfig", "resolve"]

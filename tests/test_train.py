@@ -312,7 +312,7 @@ def test_bad_resume_arguments(tmp_path, capsys, args, message) -> None:
 def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path) -> None:
     """What --resume applies (the budgets, saving, printing) reaches the run; anything else is
     refused above, and every option of train.py is one or the other."""
-    from ddpg.run_config import APPLIED_ON_RESUME
+    from ddpg.options import applied_on_resume
 
     run = tmp_path / "run"
     assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
@@ -321,7 +321,7 @@ def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path)
     record = json.loads((run / "run.json").read_text())
     assert record["episodes_run"] == 2 and record["stop_when_solved"] is False
     options = {o for a in train_mod.build_parser()._actions for o in a.option_strings if o.startswith("--")}
-    assert set(APPLIED_ON_RESUME) <= options
+    assert set(applied_on_resume()) <= options
 
 
 @pytest.mark.parametrize(("variant", "learner"), [({"replay": "prioritized"}, "readable"),

@@ -33,12 +33,10 @@ from __future__ import annotations
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
 from ddpg.backends.proof import fast_cpu_differs
+from ddpg.options import GPU_LEARNERS, LEARNERS
 from ddpg.variants import registry
 from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
-
-LEARNERS = ("auto", "fast", "graph", "graph-overlap", "readable")
-GPU_LEARNERS = ("graph", "graph-overlap")  # the CUDA graph back-end's two ways of running
 
 
 def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
