@@ -19,6 +19,10 @@ from typing import Any
 UNRECORDED_SETTINGS = {"n_step": 1, "critic_layer_norm": False}
 
 
+# A field run.json holds only when it is set, as the versions that added it wrote it.
+ONLY_WHEN_SET = {"optional": True}
+
+
 @dataclass
 class RunRecord:
     """One run: what ran (settings, learner, environment, provenance) and what came of it."""
@@ -28,7 +32,8 @@ class RunRecord:
     learner: str = "readable"  # how updates ran (ddpg.backends): "fast", "graph", "graph-overlap" or "readable" (autograd)
     variants: list[str] = field(default_factory=list)
     threads: int = 2  # (records from before it was recorded ran the fast learner on two)
-    device: dict[str, Any] | None = None  # ddpg.device.describe: "type", and a GPU's name and versions (None: the CPU)
+    # ddpg.device.describe: "type", and a GPU's name and versions (None: the CPU)
+    device: dict[str, Any] | None = field(default=None, metadata=ONLY_WHEN_SET)
     reproducible: bool = False  # train.py --reproducible: the math libraries pinned
     schedule: dict[str, Any] = field(default_factory=dict)  # good_score, good_updates
     reward_scale: float = 1.0  # rewards are learned times this (scores stay the task's)
@@ -36,11 +41,12 @@ class RunRecord:
     action_size: int = 4
     n_agents: int | None = None
     episodes_run: int = 0
-    max_episodes: int | None = None  # the episode budget (train.py --episodes); a resume keeps it unless given
+    # the episode budget (train.py --episodes); a resume keeps it unless given
+    max_episodes: int | None = field(default=None, metadata=ONLY_WHEN_SET)
     max_t: int | None = None
     target_score: float | None = None
     window: int = 100
-    max_env_steps: int | None = None  # the step budget (train.py --max-env-steps), when one was set
+    max_env_steps: int | None = field(default=None, metadata=ONLY_WHEN_SET)  # the step budget (train.py --max-env-steps), when one was set
     stop_when_solved: bool = True
     solved_at_episode: int | None = None
     time_to_solve_s: float | None = None
@@ -50,7 +56,8 @@ class RunRecord:
     final_average: float | None = None
     learner_updates: int | None = None
     finished: bool = False  # ran to its end (solved, or its episode or step budget)
-    step_budget_spent: bool | None = None  # with max_env_steps: it ended the run (the unfinished episode dropped)
+    # with max_env_steps: it ended the run (the unfinished episode dropped)
+    step_budget_spent: bool | None = field(default=None, metadata=ONLY_WHEN_SET)
     interrupted: bool = False  # stopped by a signal; ``signal`` says which
     signal: int | None = None
     resumable_from_episode: int | None = None
@@ -62,16 +69,16 @@ class RunRecord:
     git_commit: str | None = None
     command: str | None = None
     platform: str | None = None
-    env_id: str | None = None  # a Gymnasium task's id (train.py --env); None for the built-in Reacher
-    task_target: float | None = None
-    task_why: str | None = None  # the reason for the task's settings (ddpg.tasks)
-    unity: str | None = None  # train.py --unity: the Reacher Unity binary the run steps (None: the built-in one)
-    resumed: list[dict[str, Any]] | None = None  # one entry per --resume: command, from_episode, exact
+    # a Gymnasium task's id (train.py --env); None for the built-in Reacher
+    env_id: str | None = field(default=None, metadata=ONLY_WHEN_SET)
+    task_target: float | None = field(default=None, metadata=ONLY_WHEN_SET)
+    task_why: str | None = field(default=None, metadata=ONLY_WHEN_SET)  # the reason for the task's settings (ddpg.tasks)
+    # train.py --unity: the Reacher Unity binary the run steps (None: the built-in one)
+    unity: str | None = field(default=None, metadata=ONLY_WHEN_SET)
+    # one entry per --resume: command, from_episode, exact
+    resumed: list[dict[str, Any]] | None = field(default=None, metadata=ONLY_WHEN_SET)
     other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
 
-    # Written only when set, as earlier versions did.
-    OPTIONAL = ("device", "max_episodes", "max_env_steps", "step_budget_spent", "env_id", "task_target", "task_why",
-                "unity", "resumed")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:
@@ -85,10 +92,8 @@ class RunRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """run.json's object, in the field order above."""
-        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "other"}
-        for name in self.OPTIONAL:
-            if data[name] is None:
-                del data[name]
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "other"
+                and not (f.metadata.get("optional") and getattr(self, f.name) is None)}
         return {**data, **self.other}
 
     def missing_for_resume(self) -> list[str]:
