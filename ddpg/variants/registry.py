@@ -7,8 +7,8 @@ A piece is a small class in the variant's own module that replaces or wraps the 
 calling ``super()`` for the rest. ``VariantAgent`` puts the pieces a config switches on in front
 of itself, in the order below (the first wraps all the others), so adding a variant is its module,
 its config fields (``config.VariantConfig``) and one line here. What the other modules need to
-know of the variants is read from these entries: the switches (``VARIANT_SWITCHES``), the ones
-every learner runs (``DATA_ONLY``), each variant's own settings (``NEEDS``), and why a CUDA graph
+know of the variants is read from these entries: the switches (``switches``), the ones every
+learner runs (``data_only``), each variant's own settings (``needs``), and why a CUDA graph
 cannot capture one (``capture_problems``).
 """
 
