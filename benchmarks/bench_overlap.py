@@ -20,17 +20,13 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import torch
 
-import torch  # noqa: E402
-
-from benchmarks.bench_train import distribution, run_seed, seed_list  # noqa: E402
-from ddpg.backends.cuda_graph import CudaGraph  # noqa: E402
-from ddpg.loop import GOOD_SCORE, GOOD_UPDATES  # noqa: E402
-from ddpg.rundir import git_commit, write_json  # noqa: E402
-from ddpg_agent import Agent, DDPGConfig  # noqa: E402
+from benchmarks.bench_train import distribution, run_seed, seed_list
+from ddpg.backends.cuda_graph import CudaGraph
+from ddpg.loop import GOOD_SCORE, GOOD_UPDATES
+from ddpg.rundir import git_commit, write_json
+from ddpg_agent import Agent, DDPGConfig
 
 SETTINGS = {"graph": False, "graph-overlap": True}  # learner name: overlap
 
