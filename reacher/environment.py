@@ -32,7 +32,7 @@ from reacher.mjcf import (
     build_mjcf,
 )
 from reacher.mujoco_gl import mujoco
-from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
+from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, ArmStepper, default_threads, observe
 
 ACTION_SIZE = 4
 
@@ -104,6 +104,10 @@ class ReacherEnvironment:
     Action, per agent: 4 values, clipped to [-1, 1]: torques 150 (a0, 0, a1) on A and
     150 (a2, 0, a3) on B about world axes. Reward: 0.01 per physics step (4 per decision)
     with the hand within reach of the goal. An episode is 1000 decisions.
+
+    `threads`: how many threads step the arms' physics (default `reacher.physics.default_threads()`:
+    `REACHER_THREADS` if set, else one on fewer than 8 CPUs and a quarter of them, at most 4, on
+    more). Any number gives bitwise the same results; only the speed differs.
     """
 
     def __init__(
@@ -114,6 +118,7 @@ class ReacherEnvironment:
         goal_speed: float = 1.0,
         verbose: bool = True,
         show_viewer: bool = True,
+        threads: int | None = None,
     ) -> None:
         if isinstance(num_agents, bool) or not isinstance(num_agents, (int, np.integer)) or num_agents < 1:
             raise ValueError(f"num_agents must be a positive integer (1 for the course's version 1, 20 for version 2), got {num_agents!r}")
@@ -124,6 +129,7 @@ class ReacherEnvironment:
         self._reset_parameters = dict(DEFAULT_RESET_PARAMETERS)
         self._reset_parameters.update(self._checked_config({"goal_size": goal_size, "goal_speed": goal_speed}))
         self._show_viewer = show_viewer
+        self._stepper = ArmStepper(default_threads() if threads is None else threads)  # checks threads
 
         n = self.num_agents
         self._model = mujoco.MjModel.from_xml_string(build_mjcf(n, self._reset_parameters["goal_size"]))
@@ -208,6 +214,11 @@ class ReacherEnvironment:
         """How many times since construction the 7 rad/s cap scaled the upper segment's
         and the lower segment's velocity (counted per arm and physics step)."""
         return int(self._cap_counts[0]), int(self._cap_counts[1])
+
+    @property
+    def threads(self) -> int:
+        """The threads asked to step the arms (`reacher.physics.ArmStepper`: how many it uses)."""
+        return self._stepper.threads
 
     @property
     def global_done(self) -> bool:
@@ -321,9 +332,9 @@ class ReacherEnvironment:
         angles = self._goal_angle + self._substeps * self._goal_speed
         goals = goal_offsets(angles, out=self._goal_track)
         reach = HAND_RADIUS + 0.5 * self._reset_parameters["goal_size"]
-        simulate(
-            self._qpos, self._qvel, self._body_vel, self._torque, goals, reach * reach, self._counts, self._cap_counts,
-            *self._arm.arrays, PHYSICS_DT, GRAVITY, DRAG_FACTOR, MAX_ANGULAR_SPEED,
+        self._stepper.step(
+            self._qpos, self._qvel, self._body_vel, self._torque, goals, reach * reach, self._counts,
+            self._cap_counts, self._arm, PHYSICS_DT, GRAVITY, DRAG_FACTOR, MAX_ANGULAR_SPEED,
         )  # fmt: skip
         self._goal_angle = angles[-1]
         self._goal = goals[-1].copy()
