@@ -2,6 +2,7 @@
 
     python benchmarks/bench_gpu.py
     python benchmarks/bench_gpu.py --tests --json OUT.json   # make bench-gpu: --tests, in .venv
+    python benchmarks/bench_gpu.py --check                   # the prepared device check (below), ~9 minutes
 
 Run on an H200 with a 16-core Xeon on 2026-11-26 (``benchmarks/results/gpu_nvidia_h200.json``;
 docs/training.md quotes it) as ``--tests --max-episodes 120 --cuda-learners graph,graph-overlap``:
@@ -33,6 +34,27 @@ keeps what it measured; each training run has its ``device``, ``seed``, ``solved
 ``wall_s`` and ``updates``. The last lines compare the figures with the GPU issue's aims:
 3/3 solved by episode 102, a median under 30 s on CUDA, at least twice as fast as the CPU.
 
+**The prepared check** (``--check``, issue 54; nothing else runs with it but ``--tests`` if
+asked) fits one command of about 9 minutes (``--budget-s``, default 510 s of work after
+start-up) and writes ``benchmarks/results/gpu/gpu_<gpu name>.json`` after every step:
+
+1. the environment's threads: ``benchmarks/bench_env.py --threads 1,2,4,8,16`` in a child
+   process (microseconds per decision for 20 arms, the physics alone too, and numba's layer),
+   which says whether ``reacher.physics.default_threads()`` is right on this machine;
+2. seeds 0-2 alone, each trained with ``auto`` on CUDA and then, interleaved, on the CPU (the
+   fast learner), the environment on ``--env-threads`` threads (default: the environment's
+   default here): wall-clocks comparable with the run above (31 s on the H200, 28 s of it the
+   environment and acting);
+3. seeds 0-19 with ``auto`` on CUDA, ``--jobs`` at a time (default: the fewest that fit what
+   is left of the budget, each seed taking 1.4 times its alone wall-clock beside the others),
+   each job's environment on the threads that leave a CPU free (``REACHER_THREADS`` in the
+   jobs). Solved-at episodes do not depend on load (bench_train.py): the distribution over 20
+   seeds, while the wall-clocks of step 2 are the ones to compare.
+
+A pair of step 2 that would leave step 3 too little of the budget is not started (the file
+says so). Step 1 also compiles the environment's kernels into numba's cache before the jobs
+start, so that they do not all compile at once.
+
 **Packages.** Beyond PyTorch and NumPy it needs ``mujoco`` (the built-in Reacher's physics) and
 ``tqdm``; ``pytest`` for ``--tests``. Gymnasium, matplotlib and the rest are not imported. A GPU
 machine without network gets mujoco as wheels: on a machine with network,
@@ -49,12 +71,18 @@ The repository need not be installed there: this script puts its root on ``sys.p
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a plain copy of the repository, not installed
@@ -63,21 +91,32 @@ if str(ROOT) not in sys.path:  # run from a plain copy of the repository, not in
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from benchmarks.bench_train import learner_updates_per_s, run_seed, seed_list  # noqa: E402
+from benchmarks.bench_train import _runs, distribution, learner_updates_per_s, run_seed, seed_list  # noqa: E402
 from ddpg import reproducible  # noqa: E402
 from ddpg.agents import make_agent  # noqa: E402
 from ddpg.backends import GPU_LEARNERS  # noqa: E402
+from ddpg.cli import positive_int  # noqa: E402
 from ddpg.device import describe  # noqa: E402
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES  # noqa: E402
 from ddpg.rundir import git_commit, write_json  # noqa: E402
 from ddpg.variants import parse_config  # noqa: E402
 from ddpg_agent import DDPGConfig  # noqa: E402
+from reacher import physics  # noqa: E402
 
 # The GPU issue's aims, checked on the last lines.
 AIM_SOLVED_BY = 102
 AIM_MEDIAN_S = 30.0
 AIM_SPEED_UP = 2.0
 ENSEMBLES = (5, 10)  # critics in the ensembles whose update is timed (the 20-arm screen's 5, REDQ's 10)
+
+# The prepared check (--check).
+CHECK_BUDGET_S = 510.0  # its work after start-up: with start-up and the wheels' install, about 9 minutes
+CHECK_ENV_THREADS = "1,2,4,8,16"  # the environment's thread counts timed (bench_env.py --threads)
+CHECK_ALONE_SEEDS = "0-2"  # trained alone on CUDA and on the CPU, interleaved
+CHECK_JOB_SEEDS = "0-19"  # trained with auto on CUDA, --jobs at a time
+PAIR_ESTIMATE_S = 110.0  # one seed on CUDA and on the CPU, before one is measured (the H200: 29-55 + 51-75 s)
+SEED_ALONE_ESTIMATE_S = 35.0  # one CUDA seed alone, before one is measured (the H200: median 31 s)
+LOAD_FACTOR = 1.4  # a seed beside the other jobs takes this much longer than alone (a margin, not a measurement)
 
 
 def acting_us(learner: str, device: str, calls: int = 2000, blocks: int = 5) -> float:
@@ -99,12 +138,180 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+def resolve_learner(name: str, device: str) -> str:
+    """The learner ``name`` ("auto") runs on ``device``: what a results file names."""
+    return make_agent(name, (33, 4, 0), DDPGConfig(buffer_size=1), 1, device).learner
+
+
+@contextlib.contextmanager
+def reacher_threads(threads: int) -> Iterator[None]:
+    """``REACHER_THREADS`` set to ``threads`` inside (the environments made here, and the jobs
+    spawned here, which inherit it), put back after."""
+    before = os.environ.get(physics.THREADS_VARIABLE)
+    os.environ[physics.THREADS_VARIABLE] = str(threads)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(physics.THREADS_VARIABLE, None)
+        else:
+            os.environ[physics.THREADS_VARIABLE] = before
+
+
+def env_thread_sweep(threads: str, out: Path) -> dict[str, Any]:
+    """``bench_env.py --threads threads`` in a child process (its CPU pinning and numba's threads
+    stay there); its JSON, with the command and its exit status."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_env.py"), "--threads", threads,
+               "--decisions", "2000", "--repeats", "5", "--json", str(out)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    print("\n".join(["# environment threads:", *(done.stdout + done.stderr).strip().splitlines()[-8:]]), flush=True)
+    result: dict[str, Any] = {"command": " ".join(["python", *command[1:]]), "returncode": done.returncode}
+    if out.is_file():
+        result.update(json.loads(out.read_text()))
+        out.unlink()
+    return result
+
+
+def plan_jobs(n_seeds: int, cpus: int, remaining_s: float, seed_s: float, env_threads: int) -> tuple[int, int]:
+    """(jobs, each job's environment threads) for ``n_seeds`` seeds in ``remaining_s`` when one
+    seed takes ``seed_s`` beside the others: the fewest jobs that fit (the less they share the
+    machine, the closer to alone), at most one per CPU but one; each job's environment on the
+    threads that leave a CPU free, at most ``env_threads``."""
+    waves = max(1, int(remaining_s // seed_s))
+    jobs = max(1, min(n_seeds, math.ceil(n_seeds / waves), max(1, cpus - 1)))
+    return jobs, max(1, min(env_threads, (cpus - 1) // jobs))
+
+
+def _median(values: list[float]) -> float | None:
+    return round(float(statistics.median(values)), 1) if values else None
+
+
+def _run_record(r: dict, phase: str, device: str, learner: str, env_threads: int) -> dict:
+    return {"phase": phase, "device": device, "learner": learner, "env_threads": env_threads,
+            **{k: r[k] for k in ("seed", "solved_at", "wall_s", "updates", "first_30", "seconds")}}
+
+
+def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> None:
+    """The prepared check (the module docstring's steps 1-3) into ``report["runs"]`` and the
+    rest, saved to ``out`` (by ``save``) after every step."""
+    start = time.perf_counter()
+    cpus = physics.available_cpus()
+    config = DDPGConfig()
+    cuda_learner = resolve_learner("auto", "cuda")
+    env_threads = args.env_threads or physics.default_threads()
+    alone_seeds, job_seeds = seed_list(CHECK_ALONE_SEEDS), seed_list(CHECK_JOB_SEEDS)
+    check: dict[str, Any] = {
+        "budget_s": args.budget_s, "cpus": cpus, "cuda_learner": cuda_learner,
+        "default_env_threads": physics.default_threads(), "alone_env_threads": env_threads,
+        "alone_seeds": alone_seeds, "job_seeds": job_seeds, "max_episodes": args.max_episodes}
+    report["check"] = check
+    alone_runs: list[dict] = []
+    job_runs: list[dict] = []
+
+    # 1. The environment's threads (and numba's cache filled before the jobs start).
+    sweep = env_thread_sweep(CHECK_ENV_THREADS, out.with_suffix(".env.tmp.json"))
+    report["environment_threads"] = sweep
+    rows = sweep.get("rows", [])
+    if rows:
+        best = min(rows, key=lambda row: row["env_us"]["median"])
+        check["fastest_env_threads"] = best["threads"]
+        print(f"environment: fastest on {best['threads']} thread(s), {best['env_us']['median']:.0f} us per "
+              f"decision; the default here is {physics.default_threads()}", flush=True)
+    save()
+
+    # 2. Seeds alone on CUDA, the CPU interleaved, the environment threaded.
+    pairs_s: list[float] = []
+    for seed in alone_seeds:
+        elapsed = time.perf_counter() - start
+        least_for_jobs = math.ceil(len(job_seeds) / max(1, cpus - 1)) * LOAD_FACTOR * SEED_ALONE_ESTIMATE_S
+        if elapsed + max(pairs_s, default=PAIR_ESTIMATE_S) + least_for_jobs > args.budget_s:
+            check["alone_cut"] = f"seeds from {seed} on not run: the budget's {args.budget_s:.0f} s would not hold"
+            print(f"# {check['alone_cut']}", flush=True)
+            break
+        t0 = time.perf_counter()
+        for device, learner in (("cuda", cuda_learner), ("cpu", "fast")):
+            with reacher_threads(env_threads):
+                r = run_seed(seed, config, args.max_episodes, 20, learner, GOOD_SCORE, GOOD_UPDATES, 2, device)
+            alone_runs.append(_run_record(r, "alone", device, learner, env_threads))
+            report["runs"] = alone_runs + job_runs
+            save()
+            print(f"alone: seed {seed} on {device}, {learner}, environment on {env_threads} thread(s): solved at "
+                  f"{r['solved_at']}, {r['wall_s']:.1f} s; time: "
+                  + ", ".join(f"{k} {v:.1f}s" for k, v in r["seconds"].items()), flush=True)
+        pairs_s.append(time.perf_counter() - t0)
+
+    # 3. Twenty seeds with auto on CUDA, --jobs at a time.
+    cuda_alone = [r["wall_s"] for r in alone_runs if r["device"] == "cuda"]
+    seed_s = LOAD_FACTOR * (statistics.median(cuda_alone) if cuda_alone else SEED_ALONE_ESTIMATE_S)
+    remaining = args.budget_s - (time.perf_counter() - start)
+    jobs, job_threads = plan_jobs(len(job_seeds), cpus, remaining, seed_s, env_threads)
+    if args.jobs:
+        jobs, job_threads = args.jobs, max(1, min(env_threads, (cpus - 1) // args.jobs))
+    check.update(jobs=jobs, job_env_threads=job_threads, jobs_planned_for_s=round(remaining, 1),
+                 seed_beside_others_s=round(seed_s, 1))
+    print(f"# {len(job_seeds)} seeds, {jobs} at a time, each environment on {job_threads} thread(s) "
+          f"({remaining:.0f} s of the budget left, a seed taking about {seed_s:.0f} s beside the others)", flush=True)
+    t0 = time.perf_counter()
+    settings = (config, args.max_episodes, 20, cuda_learner, GOOD_SCORE, GOOD_UPDATES, 1, "cuda")
+    with reacher_threads(job_threads):
+        for r in _runs(job_seeds, settings, jobs):
+            job_runs.append(_run_record(r, "jobs", "cuda", cuda_learner, job_threads))
+            job_runs.sort(key=lambda x: x["seed"])
+            report["runs"] = alone_runs + job_runs
+            save()
+            print(f"jobs: seed {r['seed']}: solved at {r['solved_at']}, {r['wall_s']:.1f} s beside the others",
+                  flush=True)
+    check["jobs_wall_s"] = round(time.perf_counter() - t0, 1)
+
+    summary: dict[str, Any] = {}
+    for device, learner in (("cuda", cuda_learner), ("cpu", "fast")):
+        runs = [r for r in alone_runs if r["device"] == device]
+        solved = [r["solved_at"] for r in runs if r["solved_at"] is not None]
+        summary[f"alone {device} {learner}"] = row = {
+            "solved": len(solved), "runs": len(runs), "worst_solved_at": max(solved, default=None),
+            "median_wall_s": _median([r["wall_s"] for r in runs]),
+            "median_environment_s": _median([r["seconds"]["environment"] for r in runs]),
+            "median_acting_s": _median([r["seconds"]["acting"] for r in runs])}
+        print(f"alone, {device} {learner}: {row['solved']}/{row['runs']} solved, worst at {row['worst_solved_at']}, "
+              f"median {row['median_wall_s']} s (environment {row['median_environment_s']} s, acting "
+              f"{row['median_acting_s']} s)", flush=True)
+    summary["jobs cuda"] = dist = distribution(job_runs) if job_runs else {}
+    if dist:
+        print(f"{dist['n_solved']}/{dist['n_seeds']} seeds solved with auto on CUDA: median {dist['median_solved_at']}, "
+              f"90th percentile {dist['p90_solved_at']}, worst {dist['worst_solved_at']}", flush=True)
+    cuda, cpu = summary[f"alone cuda {cuda_learner}"], summary["alone cpu fast"]
+    if cuda["median_wall_s"] and cpu["median_wall_s"]:
+        cuda["cpu_over_cuda"] = round(cpu["median_wall_s"] / cuda["median_wall_s"], 2)
+        summary["aims_met"] = aims = {
+            f"solves every seed by episode {AIM_SOLVED_BY}":
+                bool(dist) and dist["n_solved"] == dist["n_seeds"]
+                and (dist["worst_solved_at"] or 10**9) <= AIM_SOLVED_BY,
+            f"median at most {AIM_MEDIAN_S:g} s": cuda["median_wall_s"] <= AIM_MEDIAN_S,
+            f"at least {AIM_SPEED_UP:g}x faster than cpu": cuda["cpu_over_cuda"] >= AIM_SPEED_UP}
+        print(f"cpu / cuda median wall-clock, alone: {cuda['cpu_over_cuda']}x", flush=True)
+        for aim, met in aims.items():
+            print(f"{'met' if met else 'NOT met'}: {aim}", flush=True)
+    report["summary"] = summary
+    check["wall_s"] = round(time.perf_counter() - start, 1)
+    save()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     p.add_argument("--seeds", default="0-2", help="seeds to train on each device (default 0-2)")
     p.add_argument("--max-episodes", type=int, default=120,
                    help="episode cap per run (default 120: the default solves at 100-102; a cap bounds a bad run)")
-    p.add_argument("--json", default=None, help="where to write the results (default benchmarks/results/gpu_<gpu>.json)")
+    p.add_argument("--json", default=None, help="where to write the results (default benchmarks/results/gpu_<gpu>.json; "
+                                                 "with --check benchmarks/results/gpu/gpu_<gpu>.json)")
+    p.add_argument("--check", action="store_true",
+                   help="the prepared check (issue 54): the environment's threads, seeds 0-2 alone on CUDA and the CPU, "
+                        "seeds 0-19 with auto on CUDA in jobs; about 9 minutes")
+    p.add_argument("--budget-s", type=float, default=CHECK_BUDGET_S,
+                   help=f"--check: seconds of work it plans for (default {CHECK_BUDGET_S:g})")
+    p.add_argument("--jobs", type=positive_int, default=None,
+                   help="--check: seeds trained at once in step 3 (default: the fewest that fit the budget)")
+    p.add_argument("--env-threads", type=positive_int, default=None,
+                   help="--check: the environment's threads in step 2 (default: its default here)")
     p.add_argument("--tests", action="store_true", help="first run tests/test_backends.py (its CUDA tests included)")
     p.add_argument("--skip-training", action="store_true", help="only the update and acting costs")
     p.add_argument("--cuda-learners", default="graph-overlap",
@@ -123,7 +330,10 @@ def main(argv: list[str] | None = None) -> int:
                 "its CPU half is benchmarks/bench_train.py)")
     torch.set_num_threads(1)  # as train.py
     gpu = describe(torch.device("cuda"))
-    out = Path(args.json) if args.json else ROOT / "benchmarks" / "results" / f"gpu_{_slug(gpu['name'])}.json"
+    folder = ROOT / "benchmarks" / "results" / ("gpu" if args.check else "")
+    out = Path(args.json) if args.json else folder / f"gpu_{_slug(gpu['name'])}.json"
+    if args.check and out.is_file() and "check" not in json.loads(out.read_text()):
+        p.error(f"{out} holds a run that is not a --check: give --json another file")
     command = "python benchmarks/bench_gpu.py " + " ".join(sys.argv[1:] if argv is None else argv)
     report: dict = {"command": command.strip(), "git_commit": git_commit(), "torch": torch.__version__, "gpu": gpu,
                     "machine": reproducible.machine(), "config": DDPGConfig().to_dict(),
@@ -145,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
         report["tests"] = {"returncode": done.returncode, "summary": tail[-1] if tail else "",
                            "seconds": round(time.perf_counter() - t0, 1)}
         save()
+
+    if args.check:
+        run_check(args, report, save, out)
+        print(f"Wrote {out}")
+        return 0
 
     config = DDPGConfig()
     costs = {}
