@@ -16,7 +16,8 @@ observations, rewards) and the physics alone (``reacher.physics.ArmStepper``, th
 threads share), both in microseconds per decision. A thread count above what this process
 can use (its CPUs, numba's launched threads) runs on fewer: the ``used`` column says how many.
 Where the threads stall (another job holds the cores), ``ArmStepper`` sends the steps to one
-thread for a while: the line then says how many times (``fallbacks`` in the JSON).
+thread for a while: the line then says how many times (``fallbacks`` in the JSON);
+``--no-fallback`` times the threads stalls and all.
 """
 
 from __future__ import annotations
@@ -84,9 +85,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=thread_counts, default=None,
                         help="thread counts to compare, e.g. 1,2,4,8,16 (default: 1 and the environment's "
                              f"default, {physics.default_threads()} here)")
+    parser.add_argument("--no-fallback", action="store_true",
+                        help="time the threads as they are, stalls included (ArmStepper's fall-back to one thread off)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
+    if args.no_fallback:
+        physics.STALLS_TO_FALL_BACK = 10**9
     counts = args.threads or sorted({1, physics.default_threads()})
+    load_before = [round(x, 2) for x in os.getloadavg()]  # other jobs on the machine (1, 5, 15 minutes)
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, set(cpus[:max(1, min(max(counts), len(cpus)))]))
@@ -155,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         report = {"command": command.strip(), "git_commit": git_commit(), "machine": reproducible.machine(),
                   "cpus_available": cpus_used, "cpu_count": os.cpu_count(), "numba_layer": layer,
                   "numba_num_threads": physics.numba.config.NUMBA_NUM_THREADS,
-                  "default_threads": physics.default_threads(), "agents": args.agents,
+                  "default_threads": physics.default_threads(), "fallback": not args.no_fallback,
+                  "load_average": {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]},
+                  "agents": args.agents,
                   "decisions": args.decisions, "repeats": args.repeats, "bitwise_equal": identical, "rows": rows}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         write_json(args.json, report)
