@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import reproducible, rundir
+# Light modules only (neither PyTorch nor MuJoCo): --help is answered before either loads;
+# the run folder's module is imported in main, the agent and the environment in watch's functions.
+from ddpg import reproducible
 from ddpg.cli import path_text, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
 from ddpg.tasks import DEFAULT_ENV, open_environment
@@ -130,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from ddpg import rundir  # PyTorch loads here, once --help has been answered
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out} is a file; expected a folder")
     if args.out is not None:

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ddpg import rundir
-from ddpg.cli import json_object, positive_int
+from ddpg.cli import json_object, positive_int  # light: --help is answered before PyTorch loads
 
 ROOT = Path(__file__).resolve().parent
 
@@ -63,6 +62,7 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
     """The Tune trainable: one train.py run, skipped when finished, resumed when interrupted."""
     params = tune_config["trial"]
     import train  # in the Ray worker: the project is installed (pip install -e .)
+    from ddpg import rundir
 
     out = Path(params["out"])
     state = out / rundir.STATE_FILE
@@ -158,7 +158,6 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
 
     import train
     from ddpg.cli import given_options
-    from ddpg.run_config import resolve
 
     train_parser = train.build_parser()
 
@@ -181,6 +180,8 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
         parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
     probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe", *_one_thread(train_args)]
     parsed = parse(probe)
+    from ddpg.run_config import resolve  # PyTorch loads here, after `-- --help` has been answered
+
     try:
         resolve(parsed, given_options(train_parser, probe), None, "")
     except ValueError as exc:
@@ -188,13 +189,12 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ddpg.variants import parse_config
-
     argv = sys.argv[1:] if argv is None else argv
     train_args = argv[argv.index("--") + 1:] if "--" in argv else []
     own = argv[:argv.index("--")] if "--" in argv else argv
     parser = build_parser()
     args = parser.parse_args(own)
+    from ddpg.variants import parse_config  # PyTorch loads here, once --help has been answered
     if args.grid is not None and args.variants is not None:
         parser.error("pass --grid or --variants, not both")
     _check_train_args(parser, train_args)

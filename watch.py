@@ -24,20 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import rundir
-from ddpg.agents import agent_from_checkpoints, agent_from_run
+# Light modules (neither PyTorch nor MuJoCo), so that --help is answered before either loads;
+# the agent, the run folder and the environment are imported inside the functions that use them.
+# Not yet: the checkpoints' file names and the physics step are defined only in modules that
+# load PyTorch (ddpg.rundir) and MuJoCo (reacher.environment), the two lines marked below.
 from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
+from ddpg.rundir import ACTOR_FILE, CRITIC_FILE  # loads PyTorch: no light home yet
 from ddpg.tasks import DEFAULT_ENV, open_environment
-
-# (reacher.mujoco_gl chooses a headless GL backend before MuJoCo loads.)
-from reacher import ReacherEnvironment
-from reacher.environment import EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
-from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH
+from reacher import MAX_EPISODE_STEPS as EPISODE_DECISIONS  # reacher.environment's EPISODE_DECISIONS
+from reacher.environment import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION  # loads MuJoCo: no light home yet
+from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # NumPy only
 
 PROJECT_ROOT = Path(__file__).resolve().parent
-DEFAULT_ACTOR = PROJECT_ROOT / rundir.ACTOR_FILE
-DEFAULT_CRITIC = PROJECT_ROOT / rundir.CRITIC_FILE
+DEFAULT_ACTOR = PROJECT_ROOT / ACTOR_FILE
+DEFAULT_CRITIC = PROJECT_ROOT / CRITIC_FILE
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
 DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
 # The built-in model's offscreen framebuffer.
@@ -47,6 +48,24 @@ FILMSTRIP_SUFFIX = ".png"  # watch.py --out strip.png: four stills of one episod
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}  # a filmstrip's stills, as its line says them
 
 FrameSink = Callable[[np.ndarray], None]
+
+
+def __getattr__(name: str) -> Any:
+    """``watch.ReacherEnvironment``, the built-in environment's class, loaded (with MuJoCo) when
+    first asked for rather than when watch.py is imported; a module attribute, so it can be replaced."""
+    if name == "ReacherEnvironment":
+        # (reacher.mujoco_gl chooses a headless GL backend before MuJoCo loads.)
+        from reacher.environment import ReacherEnvironment
+
+        globals()[name] = ReacherEnvironment
+        return ReacherEnvironment
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _reacher_environment(**kwargs: Any) -> Any:
+    """A built-in Reacher, made by ``watch.ReacherEnvironment`` (whatever it is now)."""
+    environment = globals().get("ReacherEnvironment") or __getattr__("ReacherEnvironment")
+    return environment(**kwargs)
 
 
 def run_episode(
@@ -109,6 +128,8 @@ def filmstrip(env: Any, agent: Any, path: str | os.PathLike[str], frames: int = 
     gap = np.full((height, 4, 3), 255, dtype=np.uint8)
     strip = np.concatenate([part for still in stills for part in (still, gap)][:-1], axis=1)
     from PIL import Image
+
+    from ddpg import rundir
 
     rundir.atomic_write(path, lambda fh: Image.fromarray(strip).save(fh, format="PNG"))
     return scores
@@ -201,6 +222,8 @@ def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.Pat
     Without ``actor`` the committed checkpoints are used, the critic included; with ``actor``
     alone no critic is loaded. ``critic="none"`` skips it too (acting needs only the actor).
     """
+    from ddpg.agents import agent_from_checkpoints, agent_from_run
+
     if run is not None:
         if actor is not None or critic is not None:
             raise ValueError("--run takes the checkpoints from the run folder; leave out --actor/--critic")
@@ -267,6 +290,8 @@ def _unwritable(path: Path) -> str | None:
     """Why a file cannot be written at ``path`` (None: it can), found before minutes of
     rendering rather than after: its folder is made, as writing it would, and a file made and
     removed there (the name of a writer's temporary file, so nothing of another's is touched)."""
+    from ddpg import rundir
+
     if path.is_dir():
         return "it is a folder"
     probe = path.with_name(f".{path.name}{rundir.TEMPORARY_MARK}{os.getpid()}")
@@ -357,7 +382,7 @@ def _error(message: str) -> int:
 
 def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
     """watch.py --out strip.png: four stills of the greedy policy on the built-in Reacher."""
-    env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=False)
+    env = _reacher_environment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=False)
     try:
         scores = filmstrip(env, agent, args.out, steps=args.steps, width=args.width, height=args.height)
     except RuntimeError as exc:  # no GL backend: the environment's message says what to install
@@ -388,6 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--out {args.out} cannot be written ({problem}); expected a file in a folder that can be "
                      "written (missing folders are made)")
 
+    from ddpg import rundir
+
     env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
     strip = args.out is not None and Path(args.out).suffix.lower() == FILMSTRIP_SUFFIX
     if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
@@ -398,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if strip:
         return _filmstrip(args, agent)
     want_viewer = args.out is None and not args.no_viewer and display_works()
-    env = ReacherEnvironment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
+    env = _reacher_environment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
     try:
         if want_viewer:
             env.reset(train_mode=False)  # opens the viewer, which then runs in real time
