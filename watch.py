@@ -30,10 +30,10 @@ import numpy as np
 # load PyTorch (ddpg.rundir) and MuJoCo (reacher.environment), the two lines marked below.
 from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
-from ddpg.rundir import ACTOR_FILE, CRITIC_FILE  # loads PyTorch: no light home yet
+from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from reacher import MAX_EPISODE_STEPS as EPISODE_DECISIONS  # reacher.environment's EPISODE_DECISIONS
-from reacher.environment import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION  # loads MuJoCo: no light home yet
+from reacher import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # NumPy only
 
 PROJECT_ROOT = Path(__file__).resolve().parent

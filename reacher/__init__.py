@@ -18,6 +18,10 @@ GYMNASIUM_ID = "UnityReacher-v0"
 # score (ddpg.solved.SOLVE_SCORE), defined here so that the registration below can state them
 # without loading anything: generic tools read them from the spec (Gymnasium's TimeLimit, SB3's zoo).
 MAX_EPISODE_STEPS = 1000
+# The physics step and the steps per decision (reacher.environment steps them), here so that the
+# command lines can state a decision's length without loading MuJoCo.
+PHYSICS_DT = 0.02
+PHYSICS_STEPS_PER_DECISION = 4
 REWARD_THRESHOLD = 30.0
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from reacher import MAX_EPISODE_STEPS
+from reacher import MAX_EPISODE_STEPS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher import observation as obs
 from reacher.brain import ACADEMY_NAME, BRAIN_NAME, BrainInfo, BrainParameters
 from reacher.display import x_display_reachable
@@ -36,8 +36,6 @@ from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, ArmStepper, default_th
 
 ACTION_SIZE = 4
 
-PHYSICS_DT = 0.02
-PHYSICS_STEPS_PER_DECISION = 4
 EPISODE_DECISIONS = MAX_EPISODE_STEPS
 TORQUE_SCALE = 150.0
 MAX_ANGULAR_SPEED = 7.0  # rad/s, Unity's Rigidbody.maxAngularVelocity default

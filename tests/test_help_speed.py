@@ -34,12 +34,6 @@ with contextlib.redirect_stdout(out):
 print(json.dumps({{"code": code, "usage": out.getvalue().startswith("usage:"),
                   "loaded": [m for m in {heavy!r} if m in sys.modules]}}))
 """
-# watch.py's checkpoint file names (ddpg/rundir.py) and physics step (reacher/environment.py) are
-# defined only in modules that load PyTorch and MuJoCo; evaluate.py takes the first from watch.py.
-NOT_YET = pytest.mark.xfail(strict=True, reason="watch.py imports ACTOR_FILE/CRITIC_FILE and PHYSICS_DT/"
-                            "PHYSICS_STEPS_PER_DECISION from ddpg.rundir and reacher.environment: no light home yet")
-
-
 def _python(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
@@ -51,8 +45,7 @@ def test_help_exits_0_with_the_usage(name: str) -> None:
     assert done.stdout.startswith("usage:") and "--help" in done.stdout
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=NOT_YET) if n in ("watch", "evaluate") else n
-                                  for n in SCRIPTS])
+@pytest.mark.parametrize("name", SCRIPTS)
 def test_help_loads_neither_pytorch_nor_mujoco(name: str) -> None:
     done = _python("-c", PROBE.format(name=name, heavy=HEAVY))
     assert done.returncode == 0, done.stderr
