@@ -46,14 +46,18 @@ start-up) and writes ``benchmarks/results/gpu/gpu_<gpu name>.json`` after every 
    default here): wall-clocks comparable with the run above (31 s on the H200, 28 s of it the
    environment and acting);
 3. seeds 0-19 with ``auto`` on CUDA, ``--jobs`` at a time (default: the fewest that fit what
-   is left of the budget, each seed taking 1.4 times its alone wall-clock beside the others),
-   each job's environment on the threads that leave a CPU free (``REACHER_THREADS`` in the
-   jobs). Solved-at episodes do not depend on load (bench_train.py): the distribution over 20
-   seeds, while the wall-clocks of step 2 are the ones to compare.
+   is left of the budget, a seed planned at 1.4 times its alone wall-clock and 15 s for its
+   process to start), each job's environment on the threads that leave a CPU free
+   (``REACHER_THREADS`` in the jobs). Solved-at episodes do not depend on load
+   (bench_train.py): the distribution over 20 seeds, while the wall-clocks of step 2 are the
+   ones to compare.
 
 A pair of step 2 that would leave step 3 too little of the budget is not started (the file
 says so). Step 1 also compiles the environment's kernels into numba's cache before the jobs
-start, so that they do not all compile at once.
+start, so that they do not all compile at once. On a 16-core H200 machine the plan comes to
+about 40 s for step 1, 5 minutes for step 2 and 2-3 minutes for step 3 (7 jobs of 2 threads),
+by the figures of the run above; the command, from the repository's root after the wheels'
+install below: ``PYTHONPATH=/tmp/site python3 benchmarks/bench_gpu.py --check``.
 
 **Packages.** Beyond PyTorch and NumPy it needs ``mujoco`` (the built-in Reacher's physics) and
 ``tqdm``; ``pytest`` for ``--tests``. Gymnasium, matplotlib and the rest are not imported. A GPU
@@ -117,6 +121,7 @@ CHECK_JOB_SEEDS = "0-19"  # trained with auto on CUDA, --jobs at a time
 PAIR_ESTIMATE_S = 110.0  # one seed on CUDA and on the CPU, before one is measured (the H200: 29-55 + 51-75 s)
 SEED_ALONE_ESTIMATE_S = 35.0  # one CUDA seed alone, before one is measured (the H200: median 31 s)
 LOAD_FACTOR = 1.4  # a seed beside the other jobs takes this much longer than alone (a margin, not a measurement)
+JOB_START_S = 15.0  # a job's process starting: imports, CUDA, the compiled kernels from numba's cache (a margin)
 
 
 def acting_us(learner: str, device: str, calls: int = 2000, blocks: int = 5) -> float:
@@ -182,6 +187,13 @@ def plan_jobs(n_seeds: int, cpus: int, remaining_s: float, seed_s: float, env_th
     return jobs, max(1, min(env_threads, (cpus - 1) // jobs))
 
 
+def seed_beside_others_s(cuda_alone_s: list[float]) -> float:
+    """What one seed in a job is planned to take: LOAD_FACTOR times its alone wall-clock on CUDA
+    (the median of those measured, else SEED_ALONE_ESTIMATE_S), and its process's start."""
+    alone = statistics.median(cuda_alone_s) if cuda_alone_s else SEED_ALONE_ESTIMATE_S
+    return LOAD_FACTOR * alone + JOB_START_S
+
+
 def _median(values: list[float]) -> float | None:
     return round(float(statistics.median(values)), 1) if values else None
 
@@ -223,7 +235,8 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
     pairs_s: list[float] = []
     for seed in alone_seeds:
         elapsed = time.perf_counter() - start
-        least_for_jobs = math.ceil(len(job_seeds) / max(1, cpus - 1)) * LOAD_FACTOR * SEED_ALONE_ESTIMATE_S
+        cuda_alone = [r["wall_s"] for r in alone_runs if r["device"] == "cuda"]
+        least_for_jobs = math.ceil(len(job_seeds) / max(1, cpus - 1)) * seed_beside_others_s(cuda_alone)
         if elapsed + max(pairs_s, default=PAIR_ESTIMATE_S) + least_for_jobs > args.budget_s:
             check["alone_cut"] = f"seeds from {seed} on not run: the budget's {args.budget_s:.0f} s would not hold"
             print(f"# {check['alone_cut']}", flush=True)
@@ -241,8 +254,7 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
         pairs_s.append(time.perf_counter() - t0)
 
     # 3. Twenty seeds with auto on CUDA, --jobs at a time.
-    cuda_alone = [r["wall_s"] for r in alone_runs if r["device"] == "cuda"]
-    seed_s = LOAD_FACTOR * (statistics.median(cuda_alone) if cuda_alone else SEED_ALONE_ESTIMATE_S)
+    seed_s = seed_beside_others_s([r["wall_s"] for r in alone_runs if r["device"] == "cuda"])
     remaining = args.budget_s - (time.perf_counter() - start)
     jobs, job_threads = plan_jobs(len(job_seeds), cpus, remaining, seed_s, env_threads)
     if args.jobs:

@@ -86,7 +86,10 @@ def test_check_runs_the_planned_seeds_and_writes_the_file(faked: dict, tmp_path:
     assert config.to_dict() == DDPGConfig().to_dict() and (good_score, good_updates) == (GOOD_SCORE, GOOD_UPDATES)
     jobs, threads = report["check"]["jobs"], report["check"]["job_env_threads"]
     assert jobs_call["jobs"] == jobs and jobs_call["env"] == str(threads)
-    assert jobs * threads <= 15 and 1 <= threads <= default
+    # A seed beside the others: 1.4 x the 31 s measured alone and 15 s to start; 8 waves fit in
+    # the 510 s budget (the fakes take no time), so 3 at a time, the default's threads each.
+    assert report["check"]["seed_beside_others_s"] == round(1.4 * 31 + 15, 1)
+    assert (jobs, threads) == (3, min(default, 15 // 3))
     assert os.environ.get(physics.THREADS_VARIABLE) is None  # put back
 
     runs = report["runs"]
@@ -108,9 +111,11 @@ def test_a_short_budget_leaves_out_the_alone_pairs_and_adds_jobs(faked: dict, tm
     assert bench_gpu.main(["--check", "--budget-s", "150", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert faked["alone"] == [] and "seeds from 0 on not run" in report["check"]["alone_cut"]
-    # A seed beside the others: 1.4 x the 35 s estimate; three waves fit in 150 s, so 7 at a time.
-    assert report["check"]["jobs"] == 7 and faked["jobs"][0]["jobs"] == 7
-    assert report["check"]["job_env_threads"] == min(physics.default_threads_for(16), 15 // 7)
+    # A seed beside the others: 1.4 x the 35 s estimate and 15 s to start, 64 s; two waves fit in
+    # 150 s, so 10 at a time, one environment thread each (15 CPUs for 10 jobs).
+    assert report["check"]["seed_beside_others_s"] == 64.0
+    assert report["check"]["jobs"] == 10 and faked["jobs"][0]["jobs"] == 10
+    assert report["check"]["job_env_threads"] == 1
 
 
 def test_jobs_and_env_threads_can_be_given(faked: dict, tmp_path: Path) -> None:
