@@ -7,7 +7,8 @@ the loaded code's acting and update (``ddpg.backends.proof``). This prints, and 
   the one-arm default, the median of ``--repeats`` calls after one warm-up;
 * with ``--old DIR`` (a checkout of the code before the check, e.g. a ``git worktree``), the fast
   learner's updates/s there and here, ``bench_train.py --updates-only`` alternating ``--rounds``
-  times (old, new, old, new, ...) in one sitting, so a drift of the machine's speed falls on both.
+  times (old, new, old, new, ...) in one sitting, so a drift of the machine's speed falls on both;
+  and in each round the readable learner's here: what an edited agent runs on instead.
 
     .venv/bin/python benchmarks/bench_admission.py --old /tmp/old --json benchmarks/results/learner_speed/admission.json
 """
@@ -50,13 +51,16 @@ def check_cost(agents: int, repeats: int) -> dict:
             "min_s": min(times), "max_s": max(times), "repeats": repeats}
 
 
-def update_rates(where: Path) -> dict:
-    """``bench_train.py --updates-only`` in the checkout ``where``: its updates/s on 2 and 1 threads."""
+def update_rates(where: Path, learner: str = "fast") -> dict:
+    """``bench_train.py --updates-only`` in the checkout ``where``: the learner's updates/s (the fast
+    one on 2 and on 1 thread)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rates.json"
-        subprocess.run([sys.executable, "benchmarks/bench_train.py", "--updates-only", "--json", str(out)],
-                       cwd=where, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(where)})
+        subprocess.run([sys.executable, "benchmarks/bench_train.py", "--updates-only", "--learner", learner, "--json",
+                        str(out)], cwd=where, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(where)})
         report = json.loads(out.read_text())
+    if learner != "fast":
+        return {"git_commit": report.get("git_commit"), "updates_per_s": report["learner_updates_per_s"]}
     return {"git_commit": report.get("git_commit"), "updates_per_s_2_threads": report["learner_updates_per_s"],
             "updates_per_s_1_thread": report.get("learner_1_thread_updates_per_s")}
 
@@ -84,12 +88,20 @@ def main(argv: list[str] | None = None) -> int:
                 runs.append(rates)
                 print(f"round {i + 1} {code} ({rates['git_commit']}): {rates['updates_per_s_2_threads']:.0f} updates/s "
                       f"on 2 threads, {rates['updates_per_s_1_thread']:.0f} on 1", flush=True)
+            readable = {"order": len(runs) + 1, "code": "new", "learner": "readable", **update_rates(ROOT, "readable")}
+            runs.append(readable)  # what an edited agent runs on instead, in the same sitting
+            print(f"round {i + 1} readable learner: {readable['updates_per_s']:.0f} updates/s", flush=True)
         report["runs"] = runs
         for threads in ("2_threads", "1_thread"):
             old = statistics.median(r[f"updates_per_s_{threads}"] for r in runs if r["code"] == "old")
-            new = statistics.median(r[f"updates_per_s_{threads}"] for r in runs if r["code"] == "new")
+            new = statistics.median(r[f"updates_per_s_{threads}"] for r in runs if r["code"] == "new" and
+                                    "learner" not in r)
             report[f"median_{threads}"] = {"old": old, "new": new, "new_over_old": new / old}
             print(f"median on {threads.replace('_', ' ')}: old {old:.0f}, new {new:.0f} updates/s (new/old {new / old:.3f})")
+        readable = statistics.median(r["updates_per_s"] for r in runs if r.get("learner") == "readable")
+        report["median_readable"] = readable
+        print(f"median readable learner: {readable:.0f} updates/s, the fast one "
+              f"{report['median_2_threads']['new'] / readable:.1f}x that on 2 threads")
     if args.json:
         write_json(args.json, report)
     return 0

@@ -1265,6 +1265,44 @@ def fast_backend_speed() -> str:
 
 
 @block
+def environment_threads() -> str:
+    """docs/environment.md: a 20-arm step on one and two threads, from bench_env.py's records."""
+    rows = []
+    for name in ("threads_2cores_no_fallback.json", "threads_2cores_one_busy_job_no_fallback.json",
+                 "threads_2cores_one_busy_job.json", "threads_2cores.json"):
+        r = load(name)
+        by = {row["threads"]: row for row in r["rows"]}
+        one, two = by[1], by[2]
+        what = manifest(path(name).parent)["files"][name]["note"]
+        rows.append([f"`{rel(name)}`", what, f"{one['env_us']['median']:.0f} / {one['physics_us']['median']:.0f}",
+                     f"{two['env_us']['median']:.0f} / {two['physics_us']['median']:.0f}",
+                     f"{two['env_speed_up_vs_1']:.2f} (physics {two['physics_speed_up_vs_1']:.2f})",
+                     "yes" if r["bitwise_equal"] else "NO"])
+    return table(["record", "what", "1 thread: step / physics (us)", "2 threads: step / physics (us)",
+                  "speed-up on 2 (median of the pairs)", "bitwise equal"], rows)
+
+
+@block
+def admission() -> str:
+    """docs/training.md: what admitting the fast learner costs at start, and its speed before and after."""
+    a = load("admission.json")
+    cost = {c["agents"]: c["median_s"] * 1e3 for c in a["check"]}
+    two, one = a["median_2_threads"], a["median_1_thread"]
+    rounds = sum(1 for r in a["runs"] if r["code"] == "old")
+    steady = all(abs(x["new_over_old"] - 1) <= 0.05 for x in (two, one))
+    return (f"The check costs {cost[20]:.0f} ms at start on the 20-arm default and {cost[1]:.0f} ms on the one-arm "
+            f"one (medians of {a['check'][0]['repeats']} calls). The fast learner's update is the same code as before "
+            f"the check; " + ("timed, it is as fast: " if steady else "timed on a machine other jobs kept busy, the "
+                              "medians moved with the load more than 5% one way or the other: ") +
+            f"`bench_train.py --updates-only`, the code before the check (commit {a['runs'][0]['git_commit'][:7]}) and "
+            f"after alternating {rounds} times in one sitting, gave medians of {two['old']:.0f} and {two['new']:.0f} "
+            f"updates/s on two threads (after/before {two['new_over_old']:.3f}) and {one['old']:.0f} and "
+            f"{one['new']:.0f} on one ({one['new_over_old']:.3f}); the readable learner an edited agent runs on did "
+            f"{a['median_readable']:.0f}, {two['new'] / a['median_readable']:.1f} times fewer "
+            f"(`{rel('admission.json')}`, `python benchmarks/bench_admission.py --old <a checkout of the code before>`).")
+
+
+@block
 def gpu_acting() -> str:
     """docs/training.md: acting for 20 arms on each device, and the probe machine's update costs."""
     c, p = gpu()["costs"], load("gpu_nvidia_h200_probe.json")["costs"]

@@ -62,7 +62,7 @@ BODY_VELOCITY_SIZE = 12
 # The number of threads that step the arms: this environment variable, else `default_threads()`.
 THREADS_VARIABLE = "REACHER_THREADS"
 # The default (`default_threads_for`): one thread on fewer CPUs than MIN_CPUS_FOR_THREADS, else a
-# quarter of them, at most MAX_DEFAULT_THREADS. On 2 cores (benchmarks/results/env/) two threads
+# quarter of them, at most MAX_DEFAULT_THREADS. On 2 cores (benchmarks/results/environment_threads/) two threads
 # made the physics 1.45x faster and a whole step no faster (x0.99-1.07), and with one busy job beside
 # it a step took 0.7 ms instead of 0.2 (the threads wait for a CPU): one thread there. With
 # many cores, a few threads and the rest left to the learner, acting and other jobs; 20 arms on 4
@@ -532,7 +532,7 @@ class ArmStepper:
 
     A parallel step waits at its end for every thread; when a thread gets no CPU (another
     job holds the other cores) the wait is the scheduler's, not the step's: on 2 cores with a
-    busy loop beside it, 0.7 ms a step instead of 0.2 (benchmarks/results/env/), and 3-16 ms
+    busy loop beside it, 0.7 ms a step instead of 0.2 (benchmarks/results/environment_threads/), and 3-16 ms
     with the learner in the process and other jobs on the machine. So a
     step slower than `STALL_S` counts as a stall, and `STALLS_TO_FALL_BACK` of them within
     `STALL_WINDOW` parallel steps send the stepping to one thread for `RETRY_AFTER` steps,

@@ -48,6 +48,7 @@ from ddpg.agent_state import adam_states_from_flat
 from ddpg.variants import registry
 from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
+from reacher.physics import available_cpus  # the one count of usable CPUs, the environment's too
 
 # relu(bias + x @ w) in one call (ATen runs addmm, then relu in place: the same numbers).
 _ADDMM_RELU = torch._addmm_activation
@@ -55,14 +56,6 @@ _ADDMM_RELU = torch._addmm_activation
 # _RELU_GRAD(grad, out, 0.0, grad_input=dst) sets dst = grad * (out > 0).
 _RELU_GRAD = torch.ops.aten.threshold_backward.grad_input
 LAYER_NORM_EPS = 1e-5  # nn.LayerNorm's default, which model.Critic's layer norm uses
-
-
-def available_cpus() -> int:
-    """CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 # Layer norm by ATen's own kernels, the ones nn.LayerNorm runs, writing into preallocated
