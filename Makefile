@@ -70,7 +70,7 @@ bench-ablation: setup sweep-setup
 
 # On a machine with a CUDA GPU: each device's costs, the default trained on both (bench_gpu.py).
 bench-gpu: setup
-	$(PY) benchmarks/bench_gpu.py --tests
+	$(PY) -m benchmarks.bench_gpu --tests
 
 # Every table and figure in README.md, Report.md, docs/ and benchmarks/results/README.md, regenerated
 # from the result files (benchmarks/catalogue.py, through cog); the tests check the pages match.

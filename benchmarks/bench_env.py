@@ -29,14 +29,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
+from reacher import ReacherEnvironment, physics
+from reacher.environment import DRAG_FACTOR, GRAVITY, MAX_ANGULAR_SPEED, PHYSICS_DT
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run from a plain copy of the repository, not installed
-    sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-
-from reacher import ReacherEnvironment, physics  # noqa: E402
-from reacher.environment import DRAG_FACTOR, GRAVITY, MAX_ANGULAR_SPEED, PHYSICS_DT  # noqa: E402
 
 
 def decisions_per_second(env: ReacherEnvironment, actions: np.ndarray) -> float:

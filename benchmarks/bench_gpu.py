@@ -57,7 +57,7 @@ says so). Step 1 also compiles the environment's kernels into numba's cache befo
 start, so that they do not all compile at once. On a 16-core H200 machine the plan comes to
 about 40 s for step 1, 5 minutes for step 2 and 2-3 minutes for step 3 (7 jobs of 2 threads),
 by the figures of the run above; the command, from the repository's root after the wheels'
-install below: ``PYTHONPATH=/tmp/site python3 benchmarks/bench_gpu.py --check``.
+install below: ``PYTHONPATH=/tmp/site python3 -m benchmarks.bench_gpu --check``.
 
 **Packages.** Beyond PyTorch and NumPy it needs ``mujoco`` (the built-in Reacher's physics) and
 ``tqdm``; ``pytest`` for ``--tests``. Gymnasium, matplotlib and the rest are not imported. A GPU
@@ -67,9 +67,10 @@ PyOpenGL) for CPython 3.12 on x86-64 Linux into ``.whl/`` (``PY=3.11 sh ...`` fo
 Python); carry ``.whl`` over and run there, from the repository's root::
 
     python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
-    PYTHONPATH=/tmp/site python3 benchmarks/bench_gpu.py --tests
+    PYTHONPATH=/tmp/site python3 -m benchmarks.bench_gpu --tests
 
-The repository need not be installed there: this script puts its root on ``sys.path``.
+The repository need not be installed there: run as a module from its root (``python3 -m``),
+the root is on ``sys.path``, as it is for the child processes this starts.
 """
 
 from __future__ import annotations
@@ -88,24 +89,22 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import torch
+
+from benchmarks.bench_train import distribution, learner_updates_per_s, run_seed, seed_list, seed_runs
+from ddpg import reproducible
+from ddpg.agents import make_agent
+from ddpg.backends import GPU_LEARNERS
+from ddpg.cli import positive_int
+from ddpg.device import describe
+from ddpg.loop import GOOD_SCORE, GOOD_UPDATES
+from ddpg.rundir import git_commit, write_json
+from ddpg.variants import parse_config
+from ddpg_agent import DDPGConfig
+from reacher import physics
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run from a plain copy of the repository, not installed
-    sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from benchmarks.bench_train import _runs, distribution, learner_updates_per_s, run_seed, seed_list  # noqa: E402
-from ddpg import reproducible  # noqa: E402
-from ddpg.agents import make_agent  # noqa: E402
-from ddpg.backends import GPU_LEARNERS  # noqa: E402
-from ddpg.cli import positive_int  # noqa: E402
-from ddpg.device import describe  # noqa: E402
-from ddpg.loop import GOOD_SCORE, GOOD_UPDATES  # noqa: E402
-from ddpg.rundir import git_commit, write_json  # noqa: E402
-from ddpg.variants import parse_config  # noqa: E402
-from ddpg_agent import DDPGConfig  # noqa: E402
-from reacher import physics  # noqa: E402
 
 # The GPU issue's aims, checked on the last lines.
 AIM_SOLVED_BY = 102
@@ -166,7 +165,7 @@ def reacher_threads(threads: int) -> Iterator[None]:
 def env_thread_sweep(threads: str, out: Path) -> dict[str, Any]:
     """``bench_env.py --threads threads`` in a child process (its CPU pinning and numba's threads
     stay there); its JSON, with the command and its exit status."""
-    command = [sys.executable, str(ROOT / "benchmarks" / "bench_env.py"), "--threads", threads,
+    command = [sys.executable, "-m", "benchmarks.bench_env", "--threads", threads,
                "--decisions", "2000", "--repeats", "5", "--json", str(out)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     print("\n".join(["# environment threads:", *(done.stdout + done.stderr).strip().splitlines()[-8:]]), flush=True)
@@ -266,7 +265,7 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
     t0 = time.perf_counter()
     settings = (config, args.max_episodes, 20, cuda_learner, GOOD_SCORE, GOOD_UPDATES, 1, "cuda")
     with reacher_threads(job_threads):
-        for r in _runs(job_seeds, settings, jobs):
+        for r in seed_runs(job_seeds, settings, jobs):
             job_runs.append(_run_record(r, "jobs", "cuda", cuda_learner, job_threads))
             job_runs.sort(key=lambda x: x["seed"])
             report["runs"] = alone_runs + job_runs

@@ -149,7 +149,7 @@ def _run_in_worker(seed: int, settings: tuple, results: Any) -> None:
         results.put({"seed": seed, "error": f"{type(exc).__name__}: {exc}"})
 
 
-def _runs(seeds: list[int], settings: tuple, jobs: int) -> Iterator[dict]:
+def seed_runs(seeds: list[int], settings: tuple, jobs: int) -> Iterator[dict]:
     """``run_seed`` for each seed: one after the other in this process, or ``jobs`` at a time,
     each in a fresh process (spawned: nothing of this process's threads or state is
     inherited), the results as they finish. A seed's episodes are the same either way.
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         todo = [s for s in seeds if s not in {r["seed"] for r in results}]
         settings = (config, args.max_episodes, args.agents, args.learner, args.good_score, args.good_updates,
                     args.threads, device)
-        for r in _runs(todo, settings, args.jobs):
+        for r in seed_runs(todo, settings, args.jobs):
             seed = r["seed"]
             if r["solved_at"] is None and r["episodes"] < args.max_episodes:
                 # train() ends a run early only when solved, or when Ctrl-C / SIGTERM stops it

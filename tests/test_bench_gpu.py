@@ -58,7 +58,7 @@ def faked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
                          for t, us in ((1, 111.0), (2, 90.0), (4, 80.0), (8, 85.0), (16, 120.0))]}
 
     monkeypatch.setattr(bench_gpu, "run_seed", run_seed)
-    monkeypatch.setattr(bench_gpu, "_runs", runs)
+    monkeypatch.setattr(bench_gpu, "seed_runs", runs)
     monkeypatch.setattr(bench_gpu, "env_thread_sweep", sweep)
     return calls
 
@@ -155,6 +155,6 @@ def test_env_thread_sweep_runs_bench_env_in_a_child(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(bench_gpu.subprocess, "run", run)
     out = tmp_path / "sweep.json"
     result = bench_gpu.env_thread_sweep("1,2,4,8,16", out)
-    assert seen["command"][0] == sys.executable and seen["command"][1].endswith("benchmarks/bench_env.py")
-    assert seen["command"][2:4] == ["--threads", "1,2,4,8,16"] and seen["cwd"] == bench_gpu.ROOT
+    assert seen["command"][:3] == [sys.executable, "-m", "benchmarks.bench_env"]
+    assert seen["command"][3:5] == ["--threads", "1,2,4,8,16"] and seen["cwd"] == bench_gpu.ROOT
     assert result["rows"] == [{"threads": 1}] and result["returncode"] == 0 and not out.exists()

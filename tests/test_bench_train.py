@@ -181,4 +181,4 @@ def test_a_seed_that_fails_in_a_job_is_named() -> None:
 
     broken = (None, 2, 20, "no-such-learner", 33.0, 0, 1, "cpu")  # run_seed fails in the worker
     with pytest.raises(RuntimeError, match=r"seed [01] failed: \w+"):
-        list(bench_train._runs([0, 1], broken, jobs=2))
+        list(bench_train.seed_runs([0, 1], broken, jobs=2))
