@@ -1292,7 +1292,7 @@ def admission() -> str:
     steady = all(abs(x["new_over_old"] - 1) <= 0.05 for x in (two, one))
     return (f"The check costs {cost[20]:.0f} ms at start on the 20-arm default and {cost[1]:.0f} ms on the one-arm "
             f"one (medians of {a['check'][0]['repeats']} calls). The fast learner's update is the same code as before "
-            f"the check; " + ("timed, it is as fast: " if steady else "timed on a machine other jobs kept busy, the "
+            f"the check; " + ("timed, it is within 5% of before: " if steady else "timed on a machine other jobs kept busy, the "
                               "medians moved with the load more than 5% one way or the other: ") +
             f"`bench_train.py --updates-only`, the code before the check (commit {a['runs'][0]['git_commit'][:7]}) and "
             f"after alternating {rounds} times in one sitting, gave medians of {two['old']:.0f} and {two['new']:.0f} "
