@@ -45,8 +45,10 @@ def test_bad_arguments_exit_2_with_a_clear_message(args, message, capsys) -> Non
 @pytest.mark.timeout(600)
 def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(tmp_path) -> None:
     out = tmp_path / "sweep"
+    # Short episodes of 2 arms (options after -- go to every train.py): what is checked is the
+    # sweep's bookkeeping, which is the same for the 20 arms' 1,000-step episodes.
     command = [sys.executable, "sweep.py", "--seeds", "2", "--episodes", "2", "--grid", '{"tau": [0.01, 0.02]}',
-               "--out", str(out)]
+               "--out", str(out), "--", "--agents", "2", "--max-t", "50"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=420)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     folders = sorted(p.parent for p in out.glob("*/seed*/scores.csv"))
@@ -55,6 +57,7 @@ def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(
     for folder in folders:
         record = json.loads((folder / "run.json").read_text())
         assert record["finished"] and record["episodes_run"] == 2 and record["threads"] == 1
+        assert record["n_agents"] == 2 and record["max_t"] == 50  # the options after --, in every trial
         assert record["config"]["tau"] == float(folder.parent.name.split("=")[1])
         assert record["seed"] == int(folder.name.removeprefix("seed"))
     assert "tau=0.02" in done.stdout and "Run folders in" in done.stdout
