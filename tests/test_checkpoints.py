@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from ddpg_agent import Agent
-from evaluate import evaluate, main
+from evaluate import evaluate, main, summarise
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTOR = ROOT / "checkpoint_actor.pth"
@@ -26,16 +26,24 @@ def agent() -> Agent:
     return agent
 
 
-@pytest.mark.timeout(900)
-def test_committed_checkpoints_score_30_over_100_episodes_of_20_agents(agent):
-    means = evaluate(agent, episodes=100, agents=20, seed=2024, progress=False)
-    assert means.mean() >= 30.0, f"mean {means.mean():.2f} over 100 episodes"
+# The full figures, 100 episodes of each, are benchmarks/eval_checkpoints.py's (README: 37.59 on
+# 20 arms, every episode between 36.15 and 38.53; 37.33 on 1 arm, 30.42 to 39.60). These tests
+# play the first episodes of the same runs (the same seeds) and ask more of them than a mean of
+# 30: the whole 95% confidence interval of the mean (Student's t) above 30. The 100 episodes'
+# standard deviation is 0.47 on 20 arms and 2.6 on 1, so 10 and 20 episodes put the interval's
+# low end at about 37.4 and 35.5; a policy whose mean is under 30 cannot pass.
+def _assert_scores_30(means: np.ndarray) -> None:
+    summary = summarise(means)
+    assert summary["ci95_low"] >= 30.0, (f"mean {summary['mean']:.2f} over {len(means)} episodes, 95% CI "
+                                         f"[{summary['ci95_low']:.2f}, {summary['ci95_high']:.2f}]: not surely 30 or more")
 
 
-@pytest.mark.timeout(900)
-def test_committed_checkpoints_score_30_over_100_episodes_of_1_agent(agent):
-    means = evaluate(agent, episodes=100, agents=1, seed=2025, progress=False)
-    assert means.mean() >= 30.0, f"mean {means.mean():.2f} over 100 episodes"
+def test_committed_checkpoints_score_30_over_10_episodes_of_20_agents(agent):
+    _assert_scores_30(evaluate(agent, episodes=10, agents=20, seed=2024, progress=False))
+
+
+def test_committed_checkpoints_score_30_over_20_episodes_of_1_agent(agent):
+    _assert_scores_30(evaluate(agent, episodes=20, agents=1, seed=2025, progress=False))
 
 
 def test_run_record_describes_the_committed_run():
