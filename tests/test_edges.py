@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 import evaluate as evaluate_mod
 import train as train_mod
@@ -184,14 +185,21 @@ def test_a_real_full_disk(tmp_path, capsys) -> None:
         shutil.copytree(run, saved)
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
-    # The last complete save, moved to a disk with room, resumes exactly: the run ends as one never stopped.
+    # The last complete save, moved to a disk with room, resumes exactly: the run ends as one never
+    # stopped, one episode past the last one recorded (so past the save that failed), with the same
+    # scores and, bit for bit, the same networks (a short run's scores alone are mostly 0.00).
     record = json.loads((saved / "run.json").read_text())
-    assert train_mod.main(["--resume", str(saved), "--episodes", "8", "--no-progress", "--quiet"]) == 0
+    ended = record["episodes_run"] + 1
+    assert record["resumable_from_episode"] < record["episodes_run"]
+    assert train_mod.main(["--resume", str(saved), "--episodes", str(ended), "--no-progress", "--quiet"]) == 0
     assert f"from episode {record['resumable_from_episode'] + 1}, exactly" in capsys.readouterr().out
     straight = tmp_path / "straight"
-    assert train_mod.main(["--out", str(straight), "--episodes", "8", "--save-every", "2", "--save-buffer",
+    assert train_mod.main(["--out", str(straight), "--episodes", str(ended), "--save-every", "2", "--save-buffer",
                            "--no-stop", "--seed", "2", *SMALL]) == 0
     assert (saved / "scores.csv").read_bytes() == (straight / "scores.csv").read_bytes()
+    for name in ("checkpoint_actor.pth", "checkpoint_critic.pth"):
+        resumed, whole = (torch.load(folder / name, weights_only=True) for folder in (saved, straight))
+        assert resumed.keys() == whole.keys() and all(torch.equal(resumed[k], whole[k]) for k in whole), name
 
 
 # ------------------------------------------------------------- what the tools say is so
