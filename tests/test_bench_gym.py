@@ -85,9 +85,9 @@ def test_a_run_of_ours_takes_exactly_its_budget():
 def test_a_sigterm_stops_a_run_of_ours_as_capped(monkeypatch):
     """The wall-clock guard's SIGTERM, here sent from inside the run's 300th step: train.py saves
     what it finished and the run is reported as capped, short of its budget."""
-    import train as train_script
+    from ddpg import tasks  # train.py opens its environment through it, once the options are parsed
 
-    opened = train_script.open_environment
+    opened = tasks.open_environment
 
     def open_and_stop(*args, **kwargs):
         env = opened(*args, **kwargs)
@@ -101,7 +101,7 @@ def test_a_sigterm_stops_a_run_of_ours_as_capped(monkeypatch):
         env.step = step_then_stop
         return env
 
-    monkeypatch.setattr(train_script, "open_environment", open_and_stop)
+    monkeypatch.setattr(tasks, "open_environment", open_and_stop)
     run = bench_gym.run_ours("Pendulum-v1", 0, 60_000)
     assert run["capped"] and run["episodes"] == 1 and run["env_steps"] < 60_000
 

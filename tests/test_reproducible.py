@@ -98,7 +98,7 @@ def test_the_machine_record_names_what_decides_the_rounding() -> None:
 
 def test_the_golden_scores_are_the_ones_checked_on_two_cpus() -> None:
     """The scores above are those the cross-CPU record shows, natively and under emulation."""
-    text = (ROOT / "benchmarks" / "results" / "reproducible_cross_cpu.txt").read_text()
+    text = (ROOT / "benchmarks" / "results" / "reproducibility" / "reproducible_cross_cpu.txt").read_text()
     section = text[text.index("# The gamma-0.95 default"):]
     assert "gamma-0.95 default, --reproducible: scores identical True, weights bitwise identical True" in section
     for episode, scores in enumerate(GOLDEN_SCORES, start=1):
