@@ -12,10 +12,12 @@ exit status the operating system's.
 
     with forker() as process:          # starts importing now, while the caller does something else
         ...
-        runs = finish(process, [ForkedRun(argv, env, logs), ...], parallel=2)   # CompletedProcess each
+        runs = run(process, [ForkedRun(argv, env, logs), ...], parallel=2)   # CompletedProcess each
+        ...                                # and as many more batches as wanted
 
-Run as a script, this file is that importing process: it reads the runs as JSON on stdin and
-answers each child's exit status (negative: the signal that killed it) as JSON on stdout.
+Run as a script, this file is that importing process: it reads each batch of runs as a line of
+JSON on stdin and answers a line of JSON on stdout, each child's exit status (negative: the
+signal that killed it); it ends when its stdin closes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -46,35 +49,36 @@ class ForkedRun:
 @contextlib.contextmanager
 def forker() -> Iterator[subprocess.Popen[str]]:
     """The importing process, with this process's environment; it imports while the caller does
-    something else, then waits for ``finish``'s runs on its stdin. Killed on the way out if
-    ``finish`` was never reached."""
+    something else, then waits for ``run``'s batches on its stdin. Stopped on the way out."""
     process = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
     try:
         yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
+    finally:  # it and any run it forked (a failed test may leave a batch unfinished)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
 
 
-def finish(process: subprocess.Popen[str], runs: list[ForkedRun], parallel: int = 2,
-           timeout: float = 300) -> list[subprocess.CompletedProcess[str]]:
+def run(process: subprocess.Popen[str], runs: list[ForkedRun], parallel: int = 2,
+        timeout: float = 300) -> list[subprocess.CompletedProcess[str]]:
     """Run ``runs``, ``parallel`` at a time (each stopped after ``timeout`` seconds); one
     CompletedProcess per run, in order, with the run's stdout and stderr."""
-    for run in runs:
-        run.logs.mkdir(parents=True, exist_ok=True)
+    assert process.stdin is not None and process.stdout is not None
+    for r in runs:
+        r.logs.mkdir(parents=True, exist_ok=True)
     request = {"parallel": parallel, "timeout": timeout,
                "runs": [{"argv": r.argv, "env": r.env, "logs": str(r.logs)} for r in runs]}
-    out, err = process.communicate(json.dumps(request), timeout=timeout * len(runs) + 120)
-    assert process.returncode == 0, err[-3000:]
-    answer = json.loads(out.strip().splitlines()[-1])
+    process.stdin.write(json.dumps(request) + "\n")
+    process.stdin.flush()
+    line = process.stdout.readline()
+    assert line, f"the forking process ended: {process.communicate()[1][-3000:]}"
+    answer = json.loads(line)
     late = [runs[i].argv for i in answer["timed_out"]]
     assert not late, f"stopped after {timeout} s: {late}"
-    codes = answer["codes"]
     return [subprocess.CompletedProcess([sys.executable, str(TRAIN), *r.argv], code,
                                         (r.logs / "stdout.txt").read_text(), (r.logs / "stderr.txt").read_text())
-            for r, code in zip(runs, codes, strict=True)]
+            for r, code in zip(runs, answer["codes"], strict=True)]
 
 
 def _child(run: dict) -> None:
@@ -102,7 +106,6 @@ def _child(run: dict) -> None:
             if not isinstance(exc.code, int | None):
                 print(exc.code, file=sys.stderr)
     except BaseException as exc:  # as the interpreter would: the traceback on stderr, then status 1
-        import signal
         import traceback
 
         traceback.print_exc()
@@ -121,9 +124,6 @@ def _child(run: dict) -> None:
 
 
 def _serve() -> None:
-    import signal
-    import time
-
     # What `python train.py` spends its first seconds on, imported once; nothing of this project.
     import matplotlib.pyplot  # noqa: F401
     import mujoco  # noqa: F401
@@ -133,10 +133,18 @@ def _serve() -> None:
     import torch._dynamo  # torch.optim loads it when an optimizer is made
     import torch.optim  # noqa: F401
 
-    request = json.loads(sys.stdin.read())
-    runs, parallel, timeout = request["runs"], request["parallel"], request["timeout"]
+    for line in iter(sys.stdin.readline, ""):
+        request = json.loads(line)
+        codes, late = _batch(request["runs"], request["parallel"], request["timeout"])
+        print(json.dumps({"codes": codes, "timed_out": late}), flush=True)
+
+
+def _batch(runs: list[dict], parallel: int, timeout: float) -> tuple[list[int | None], list[int]]:
+    """Each run's exit status, and the runs stopped after ``timeout`` seconds."""
+    import time
+
     codes: list[int | None] = [None] * len(runs)
-    late: list[int] = []  # the runs stopped after `timeout` seconds
+    late: list[int] = []
     running: dict[int, tuple[int, float]] = {}  # pid: (run's index, start time)
     following = 0
     while following < len(runs) or running:
@@ -156,7 +164,7 @@ def _serve() -> None:
             continue
         index, _ = running.pop(pid)
         codes[index] = os.waitstatus_to_exitcode(status)
-    print(json.dumps({"codes": codes, "timed_out": late}), flush=True)
+    return codes, late
 
 
 if __name__ == "__main__":

@@ -10,17 +10,17 @@ is resumed, and must:
   complete save (kill -9) or from the last complete episode (Ctrl-C: nothing lost);
 - say so, with the episodes that were lost, if any;
 - leave no temporary file behind;
-- end with exactly the scores of the reference run: the replay buffer is saved
-  (--save-buffer; a Ctrl-C saves it anyway), so every resume is exact.
+- end with exactly the scores and, bit for bit, the networks of the reference run: the
+  replay buffer is saved (--save-buffer; a Ctrl-C saves it anyway), so every resume is exact.
 
 The buffer holds 60 transitions and an episode adds 40, so it wraps in the second episode
 and a Ctrl-C after that has to put overwritten rows back (``ddpg.snapshot``).
 
-The reference run is ``python train.py`` in a fresh process. The 23 stopped runs are processes
-forked from one that imported PyTorch, Numba, MuJoCo and Matplotlib beforehand
-(``tests/_forked_runs.py``: each runs ``train.py`` as ``__main__``, this project imported
-afresh after its environment is set), 2 s each rather than 7; they must end with the fresh
-process's scores all the same.
+The reference run is ``python train.py`` in a fresh process. The 23 stopped runs, and the
+resumes that train, are processes forked from one that imported PyTorch, Numba, MuJoCo and
+Matplotlib beforehand (``tests/_forked_runs.py``: each runs ``train.py`` as ``__main__``, this
+project imported afresh after its environment is set), 2 s each rather than 7; they must end
+with the fresh process's scores all the same.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 import train as train_mod
 from ddpg import rundir
-from tests._forked_runs import ForkedRun, finish, forker
+from tests._forked_runs import ForkedRun, forker, run
 
 ROOT = Path(train_mod.__file__).resolve().parent
 EPISODES = 8
@@ -103,44 +104,62 @@ def test_runs_killed_at_any_moment_resume_from_their_last_complete_save(tmp_path
         assert f"the {len(points)} points" in docs and f"SIGKILL at {kills} of them" in docs
         assert f"SIGINT at {len(cases) - kills}" in docs
         # Two cores: two crashing runs at a time.
-        crashed = finish(process, [ForkedRun(["--out", str(tmp_path / f"{how}-{index}"), *COMMAND],
-                                             {"DDPG_CRASH_AT": f"{index}:{how}"}, tmp_path / "logs" / f"{how}-{index}")
-                                   for index, how in cases], parallel=2, timeout=300)
+        crashed = run(process, [ForkedRun(["--out", str(tmp_path / f"{how}-{index}"), *COMMAND],
+                                          {"DDPG_CRASH_AT": f"{index}:{how}"}, tmp_path / "logs" / f"{how}-{index}")
+                                for index, how in cases], parallel=2, timeout=300)
 
-    expected_scores = (reference / rundir.SCORES_FILE).read_bytes()
-    for (index, how), proc in zip(cases, crashed, strict=True):
+        resumable = []
+        for (index, how), proc in zip(cases, crashed, strict=True):
+            where = f"{how} at point {index} ({points[index - 1]})"
+            out = tmp_path / f"{how}-{index}"
+            assert proc.returncode == (-signal.SIGKILL if how == "SIGKILL" else 128 + signal.SIGINT), (where, proc.stderr)
+            assert "Traceback" not in proc.stderr, where
+            if not (out / rundir.RECORD_FILE).exists():  # killed inside the very first write: nothing was saved
+                assert points[index - 1] in ("open run.json", "written run.json"), where
+                with pytest.raises(SystemExit):
+                    train_mod.main(["--resume", str(out)])
+                assert "stopped before it saved its run.json, so nothing is lost" in capsys.readouterr().err, where
+                assert train_mod.main(["--out", str(out), *COMMAND]) == 0, where  # no --force needed
+            elif json.loads((out / rundir.RECORD_FILE).read_text())["finished"]:  # killed after the final save: complete
+                assert points[index - 1] == "renamed run.json" and _saved_at(points, index, "run.json") == EPISODES, where
+                with pytest.raises(SystemExit):
+                    train_mod.main(["--resume", str(out)])
+                assert f"the run already has {EPISODES} episodes" in capsys.readouterr().err, where
+            else:
+                resumable.append((index, how))
+        # The rest resume, two at a time: `python train.py --resume`, forked as the stopped runs were.
+        resumes = run(process, [ForkedRun(["--resume", str(tmp_path / f"{how}-{index}"), "--no-progress", "--quiet"], {},
+                                          tmp_path / "logs" / f"{how}-{index}-resume") for index, how in resumable],
+                      parallel=2, timeout=300)
+
+    for (index, how), proc in zip(resumable, resumes, strict=True):
         where = f"{how} at point {index} ({points[index - 1]})"
         out = tmp_path / f"{how}-{index}"
-        assert proc.returncode == (-signal.SIGKILL if how == "SIGKILL" else 128 + signal.SIGINT), (where, proc.stderr)
-        assert "Traceback" not in proc.stderr, where
-        if not (out / rundir.RECORD_FILE).exists():  # killed inside the very first write: nothing was saved
-            assert points[index - 1] in ("open run.json", "written run.json"), where
-            with pytest.raises(SystemExit):
-                train_mod.main(["--resume", str(out)])
-            assert "stopped before it saved its run.json, so nothing is lost" in capsys.readouterr().err, where
-            assert train_mod.main(["--out", str(out), *COMMAND]) == 0, where  # no --force needed
-        elif json.loads((out / rundir.RECORD_FILE).read_text())["finished"]:  # killed after the final save: complete
-            assert points[index - 1] == "renamed run.json" and _saved_at(points, index, "run.json") == EPISODES, where
-            with pytest.raises(SystemExit):
-                train_mod.main(["--resume", str(out)])
-            assert f"the run already has {EPISODES} episodes" in capsys.readouterr().err, where
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (where, proc.stderr)
+        said = proc.stdout
+        resumed = json.loads((out / rundir.RECORD_FILE).read_text())["resumed"][-1]
+        expected = _expected_resume(points, index, how)
+        assert resumed["from_episode"] == expected, where
+        if how == "SIGINT" or expected:
+            assert f"from episode {expected + 1}, exactly" in said, (where, said)
+            assert resumed["exact"] is True, where
         else:
-            capsys.readouterr()
-            assert train_mod.main(["--resume", str(out), "--no-progress", "--quiet"]) == 0, where
-            said = capsys.readouterr().out
-            resumed = json.loads((out / rundir.RECORD_FILE).read_text())["resumed"][-1]
-            expected = _expected_resume(points, index, how)
-            assert resumed["from_episode"] == expected, where
-            if how == "SIGINT" or expected:
-                assert f"from episode {expected + 1}, exactly" in said, (where, said)
-                assert resumed["exact"] is True, where
-            else:
-                assert "starts again from episode 1" in said, (where, said)
-            written = _saved_at(points, index, "scores.csv")
-            if how == "SIGKILL" and written > expected:
-                episodes = f"episode {written}, run after the last complete save, is" if written == expected + 1 \
-                    else f"episodes {expected + 1}-{written}, run after the last complete save, are"
-                lost = f"{episodes} lost" if expected else f"its {written} episode(s) written are lost"
-                assert lost in said, (where, said)
+            assert "starts again from episode 1" in said, (where, said)
+        written = _saved_at(points, index, "scores.csv")
+        if how == "SIGKILL" and written > expected:
+            episodes = f"episode {written}, run after the last complete save, is" if written == expected + 1 \
+                else f"episodes {expected + 1}-{written}, run after the last complete save, are"
+            lost = f"{episodes} lost" if expected else f"its {written} episode(s) written are lost"
+            assert lost in said, (where, said)
+    expected_scores = (reference / rundir.SCORES_FILE).read_bytes()
+    # So short a run scores 0.00 throughout: its networks, bit for bit, show whether it is the reference run.
+    networks = {name: torch.load(reference / name, weights_only=True) for name in ("checkpoint_actor.pth", "checkpoint_critic.pth")}
+    for index, how in cases:
+        where = f"{how} at point {index} ({points[index - 1]})"
+        out = tmp_path / f"{how}-{index}"
         assert (out / rundir.SCORES_FILE).read_bytes() == expected_scores, where
+        for name, expected in networks.items():
+            tensors = torch.load(out / name, weights_only=True)
+            assert tensors.keys() == expected.keys() and all(torch.equal(tensors[k], expected[k]) for k in expected), \
+                (where, name)
         assert not [p.name for p in out.rglob(f"*{rundir.TEMPORARY_MARK}*")], where
