@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -284,6 +285,14 @@ def test_output_folder_is_checked_before_training(tmp_path, capsys) -> None:
     assert train_mod.main(["--episodes", "1", "--out", str(run), "--force", *SMALL_RUN]) == 0
 
 
+@pytest.fixture(scope="module")
+def one_episode_run(tmp_path_factory) -> Path:
+    """`train.py --episodes 1` of the small settings, trained once: each test resumes a copy."""
+    run = tmp_path_factory.mktemp("one_episode") / "run"
+    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
+    return run
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--resume", "nowhere"], "is not a run folder"),
     (["--resume", "RUN", "--seed", "3"], "leave out --seed"),
@@ -299,10 +308,9 @@ def test_output_folder_is_checked_before_training(tmp_path, capsys) -> None:
     (["--resume", "RUN", "--episodes", "3", "--conf", '{"tau": 0.5}'], "unrecognized arguments: --conf"),
     (["--resume", "RUN", "--epi", "3"], "unrecognized arguments: --epi"),
 ])
-def test_bad_resume_arguments(tmp_path, capsys, args, message) -> None:
+def test_bad_resume_arguments(one_episode_run, tmp_path, capsys, args, message) -> None:
     run = tmp_path / "run"
-    assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
-    capsys.readouterr()
+    shutil.copytree(one_episode_run, run)
     args = [str(run) if a == "RUN" else str(tmp_path / a) if a == "nowhere" else a for a in args]
     with pytest.raises(SystemExit) as exc:
         train_mod.main([*args, "--no-progress", "--quiet"])
