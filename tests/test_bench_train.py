@@ -163,7 +163,7 @@ def test_jobs_give_each_seed_what_it_gives_alone(tmp_path) -> None:
     figures = {}
     for jobs in (1, 2):
         out = tmp_path / f"jobs{jobs}.json"
-        args = ["--seeds", "1,0", "--skip-updates", "--max-episodes", "2", "--config", small,
+        args = ["--seeds", "1,0", "--skip-updates", "--max-episodes", "2", "--agents", "2", "--config", small,
                 "--jobs", str(jobs), "--json", str(out)]
         assert bench_train.main(args) == 0
         figures[jobs] = json.loads(out.read_text())
