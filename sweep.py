@@ -8,9 +8,9 @@
 Every trial is one ordinary training run with one CPU (``train.py --threads 1``) writing its
 run folder ``OUT/<configuration>/seed<k>``; by default a local Ray instance runs as many
 trials at once as this machine has cores. Run the same command again after an interruption:
-a finished trial's folder is kept as it is, an interrupted one continues from its last save
-(``train.py --resume``; saves come every 10 episodes), and the rest start. Ray Tune's own
-records go to ``OUT/_tune``.
+a finished trial's folder is kept as it is (and reported without starting Ray), an
+interrupted one continues from its last save (``train.py --resume``; saves come every 10
+episodes), and the rest start. Ray Tune's own records go to ``OUT/_tune``.
 
 Ray is optional: ``pip install -r requirements-sweep.txt`` (``make sweep-setup`` does it).
 """
@@ -58,6 +58,20 @@ def trial_dir(out: str | os.PathLike[str], trial: Trial) -> Path:
     return Path(out).resolve() / trial.name / f"seed{trial.seed}"
 
 
+def _finished_record(out: Path) -> Any:
+    """The run record in ``out`` when that run has finished; None when it has not (or never began)."""
+    from ddpg import rundir
+
+    record = rundir.read_record(out) if (out / rundir.RECORD_FILE).is_file() else None
+    return record if record is not None and record.finished else None
+
+
+def _trial_metrics(record: Any) -> dict[str, Any]:
+    return {"solved_at": record.solved_at_episode, "episodes": record.episodes_run,
+            "time_to_solve_s": record.time_to_solve_s, "wall_time_s": record.wall_time_s,
+            "final_average": record.final_average, "finished": record.finished}
+
+
 def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
     """The Tune trainable: one train.py run, skipped when finished, resumed when interrupted."""
     params = tune_config["trial"]
@@ -77,9 +91,7 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
                     *params["train_args"]]
         train.main([*argv, "--quiet", "--no-progress"])
         record = rundir.read_record(out)
-    return {"solved_at": record.solved_at_episode, "episodes": record.episodes_run,
-            "time_to_solve_s": record.time_to_solve_s, "wall_time_s": record.wall_time_s,
-            "final_average": record.final_average, "finished": record.finished}
+    return _trial_metrics(record)
 
 
 def _one_thread(train_args: list[str]) -> list[str]:
@@ -95,12 +107,26 @@ def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], a
     """Run ``trials`` as Ray Tune trials (one CPU each); returns one result per trial, in order.
 
     ``address``: an existing Ray cluster ("auto", or "host:port"); None starts a local Ray
-    instance with ``cpus`` CPUs (default: all of this machine's).
+    instance with ``cpus`` CPUs (default: all of this machine's). Trials whose runs have
+    finished are reported from their run records, and Ray is not started when all have.
     """
+    out = Path(out).resolve()
+    done = {str(trial_dir(out, t)): _trial_metrics(r) for t in trials
+            if (r := _finished_record(trial_dir(out, t))) is not None}
+    todo = [t for t in trials if str(trial_dir(out, t)) not in done]
+    ran = _tune(todo, episodes, out, address, train_args, cpus) if todo else {}
+    results = {**ran, **{run: {**metrics, "error": None} for run, metrics in done.items()}}
+    return [{"name": t.name, "seed": t.seed, "config": t.config, "run": str(trial_dir(out, t)),
+             **results.get(str(trial_dir(out, t)), {"error": "not run (the sweep was stopped); run the same "
+                                                              "command again to continue"})} for t in trials]
+
+
+def _tune(trials: list[Trial], episodes: int, out: Path, address: str | None, train_args: list[str] | None,
+          cpus: int | None) -> dict[str, dict[str, Any]]:
+    """Ray Tune's results for ``trials``, by run folder; a trial never started has none."""
     import ray
     from ray import tune
 
-    out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     env = {"PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     ray.init(address=address, num_cpus=None if address else cpus, include_dashboard=False,
@@ -123,9 +149,7 @@ def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], a
         params = result.config["trial"]
         by_dir[params["out"]] = {**(result.metrics or {}), "error": None if result.error is None
                                  else f"{type(result.error).__name__}: {result.error}"}
-    return [{"name": t.name, "seed": t.seed, "config": t.config, "run": str(trial_dir(out, t)),
-             **by_dir.get(str(trial_dir(out, t)), {"error": "not run (the sweep was stopped); run the same "
-                                                             "command again to continue"})} for t in trials]
+    return by_dir
 
 
 def build_parser() -> argparse.ArgumentParser:

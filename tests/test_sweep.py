@@ -43,7 +43,8 @@ def test_bad_arguments_exit_2_with_a_clear_message(args, message, capsys) -> Non
 
 
 @pytest.mark.timeout(600)
-def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(tmp_path) -> None:
+def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(tmp_path, monkeypatch,
+                                                                                  capsys) -> None:
     out = tmp_path / "sweep"
     # Short episodes of 2 arms (options after -- go to every train.py): what is checked is the
     # sweep's bookkeeping, which is the same for the 20 arms' 1,000-step episodes.
@@ -61,10 +62,22 @@ def test_four_trials_on_local_ray_leave_four_run_folders_and_a_rerun_keeps_them(
         assert record["config"]["tau"] == float(folder.parent.name.split("=")[1])
         assert record["seed"] == int(folder.name.removeprefix("seed"))
     assert "tau=0.02" in done.stdout and "Run folders in" in done.stdout
-    # Run again: finished trials are kept as they are, not trained again.
+    # Run again: finished trials are reported from their records, neither trained again nor
+    # handed to Ray (which is not even started); in a Ray worker too, one is kept as it is.
     stamps = {p: (p / "scores.csv").stat().st_mtime_ns for p in folders}
-    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr[-3000:]
+
+    def no_ray(*args, **kwargs):
+        raise AssertionError("Ray was started for finished trials")
+
+    monkeypatch.setattr(sweep, "_tune", no_ray)
+    import train
+
+    monkeypatch.setattr(train, "main", no_ray)
+    assert sweep.main(command[2:]) == 0
+    assert "tau=0.02" in capsys.readouterr().out
+    params = {"name": "tau=0.01", "seed": 0, "config": {"tau": 0.01}, "episodes": 2, "out": str(folders[0]),
+              "train_args": []}
+    assert sweep._run_trial({"trial": params})["episodes"] == 2
     assert {p: (p / "scores.csv").stat().st_mtime_ns for p in folders} == stamps
 
 
