@@ -53,7 +53,8 @@ unity: setup
 
 test: setup sweep-setup unity
 	$(PY) -m ruff check .
-	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb
+	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb \
+		-n auto --dist loadfile
 
 bench: setup
 	$(PY) benchmarks/bench_env.py
