@@ -15,7 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_cores.py"
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(available_cpus() < 2, reason="the benchmark needs two CPUs")
 def test_a_short_run_prints_both_figures() -> None:
     out = subprocess.run([sys.executable, str(SCRIPT), "--repeats", "1", "--decisions", "4", "--updates", "4"],

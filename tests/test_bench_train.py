@@ -154,7 +154,6 @@ def test_diagnose_batch_norm_probes_copies_and_reports_each_episode(tmp_path, mo
         diagnose_batch_norm.main(["--config", '{"n_step": 3}'])  # no batch norm: nothing to probe
 
 
-@pytest.mark.slow
 def test_jobs_give_each_seed_what_it_gives_alone(tmp_path) -> None:
     """--jobs trains seeds in separate processes at once: each seed's episodes and updates are
     those of the same seed trained alone, and the file lists the seeds in order."""

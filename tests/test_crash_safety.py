@@ -91,7 +91,6 @@ def _choose(points: list[str]) -> list[tuple[int, str]]:
     return sorted((i, "SIGKILL") for i in kills) + sorted((i, "SIGINT") for i in ints)
 
 
-@pytest.mark.slow
 def test_runs_killed_at_any_moment_resume_from_their_last_complete_save(tmp_path, capsys) -> None:
     reference, log = tmp_path / "reference", tmp_path / "points.log"
     with forker() as process:  # imports the libraries while the reference runs

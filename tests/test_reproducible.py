@@ -34,7 +34,6 @@ def _unpinned_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in reproducible.PINS and k != reproducible.MARKER}
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not reproducible.cpu_has_avx2(), reason="reproducible mode needs a CPU with AVX2")
 def test_a_reproducible_run_gives_the_committed_scores_on_any_cpu(tmp_path) -> None:
     """Valid on every x86-64 CPU with AVX2, by design: the mode pins every library's code path

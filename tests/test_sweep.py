@@ -42,7 +42,6 @@ def test_bad_arguments_exit_2_with_a_clear_message(args, message, capsys) -> Non
     assert message in err and "Traceback" not in err
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_trials_on_local_ray_leave_their_run_folders_and_a_rerun_keeps_them(tmp_path, monkeypatch, capsys) -> None:
     out = tmp_path / "sweep"
