@@ -51,10 +51,11 @@ run: setup
 unity: setup
 	sh reacher/unity/setup.sh $(PYTHON)
 
+# PYTEST_ARGS: more pytest options (benchmarks/bench_tests.py times the suite through it).
 test: setup sweep-setup unity
 	$(PY) -m ruff check .
 	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb \
-		-n auto --dist loadfile
+		-n auto --dist loadfile $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) benchmarks/bench_env.py
