@@ -57,7 +57,7 @@ def path(name: str) -> Path:
 
 def rel(name: str) -> str:
     """The path of a result file from the repository root, as the docs name it."""
-    return path(name).relative_to(ROOT).as_posix()
+    return (Path("benchmarks/results") / path(name).relative_to(RESULTS)).as_posix()  # RESULTS may be a copy
 
 
 def load(name: str) -> dict[str, Any]:
@@ -296,6 +296,18 @@ def committed_run_summary() -> str:
             f"{run['solved_at_episode'] - 99}-{run['solved_at_episode']} of the per-episode mean score was "
             f"{run['final_average']:.2f} (`checkpoint_run.json`).")
 
+
+
+@block
+def test_suite() -> str:
+    """README: how long make test's pytest took, and its slowest tests."""
+    r = load("make_test.json")
+    m = r["machine"]
+    counts = ", ".join(f"{n} {k}" for k, n in r["counts"].items())
+    slowest = ", ".join(f"`{row['test'].split('::')[0]}` ({row['seconds']:.0f} s)" for row in r["slowest"][:3])
+    return (f"On a {m['cpu_count']}-core {m['cpu']}, in a fresh clone, `make test`'s pytest took "
+            f"**{r['pytest_s']:.0f} s** ({counts}; `python benchmarks/bench_tests.py`, "
+            f"`{rel('make_test.json')}`); its slowest tests are in {slowest}, with the other worker busy.")
 
 def checkpoint_eval() -> dict[str, str]:
     t = text("checkpoint_eval.txt")
