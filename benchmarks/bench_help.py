@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import statistics
 import subprocess
@@ -76,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(record, indent=2) + "\n")
+        rundir.write_json(out, record)
         print(f"Wrote {out}")
     return 0
 
