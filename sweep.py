@@ -111,14 +111,14 @@ def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], a
     finished are reported from their run records, and Ray is not started when all have.
     """
     out = Path(out).resolve()
-    done = {str(trial_dir(out, t)): _trial_metrics(r) for t in trials
-            if (r := _finished_record(trial_dir(out, t))) is not None}
-    todo = [t for t in trials if str(trial_dir(out, t)) not in done]
-    ran = _tune(todo, episodes, out, address, train_args, cpus) if todo else {}
-    results = {**ran, **{run: {**metrics, "error": None} for run, metrics in done.items()}}
-    return [{"name": t.name, "seed": t.seed, "config": t.config, "run": str(trial_dir(out, t)),
-             **results.get(str(trial_dir(out, t)), {"error": "not run (the sweep was stopped); run the same "
-                                                              "command again to continue"})} for t in trials]
+    runs = [trial_dir(out, t) for t in trials]
+    done = {str(run): {**_trial_metrics(r), "error": None} for run in runs
+            if (r := _finished_record(run)) is not None}
+    todo = [t for t, run in zip(trials, runs, strict=True) if str(run) not in done]
+    results = {**(_tune(todo, episodes, out, address, train_args, cpus) if todo else {}), **done}
+    stopped = {"error": "not run (the sweep was stopped); run the same command again to continue"}
+    return [{"name": t.name, "seed": t.seed, "config": t.config, "run": str(run), **results.get(str(run), stopped)}
+            for t, run in zip(trials, runs, strict=True)]
 
 
 def _tune(trials: list[Trial], episodes: int, out: Path, address: str | None, train_args: list[str] | None,
