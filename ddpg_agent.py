@@ -10,18 +10,18 @@ where d is the discount of the bootstrap (gamma, or 0 after a true terminal stat
     targets   theta' <- tau * theta + (1 - tau) * theta'   for both pairs of networks
 
 With n-step returns (``n_step``) a transition is (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1,
-s_t+n, gamma^n): the same update then carries rewards n steps back. The critic normalises its
-hidden layers (``critic_layer_norm``, model.py). Exploration adds Ornstein-Uhlenbeck noise to
-the action while training. An episode cut by a time limit is not terminal: it bootstraps.
+s_t+n, gamma^n): the same update then carries rewards n steps back. Exploration adds
+Ornstein-Uhlenbeck noise to the action while training. An episode cut by a time limit is not
+terminal: it bootstraps.
 
-This is the plain-PyTorch version (autograd, torch.optim.Adam), on any device; what you edit here
-runs. A variant (``ddpg/variants``) replaces named parts (``make_critic``, ``td_target``, ...), and
-a back-end (``ddpg/backends``) runs the update faster only after proving it computes this code's.
+What you edit here or in model.py runs: a faster learner (``ddpg/backends``) takes over only
+while this code is exactly the code it was written from, and a variant (``ddpg/variants``)
+replaces named parts (``make_critic``, ``td_target``, ...).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -32,10 +32,10 @@ from torch import nn
 from model import Actor, Critic
 
 
-def setting(default: Any, check: str | tuple[str, ...], network: bool = False) -> Any:
-    """A config field, declared once: its default, what it must be (a check of ``ddpg.settings``,
-    or the values it may take) and whether a checkpoint's shapes depend on it (``network``)."""
-    return field(default=default, metadata={"check": check, "network": network})
+def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False) -> Any:
+    """A config field, declared once: its default, what it must be (a check of ``ddpg.settings``, or the
+    values it may take), what it means (``--help``, the Report) and whether a checkpoint's shapes depend on it."""
+    return field(default=default, metadata={"check": check, "doc": doc, "network": network})
 
 
 @dataclass
@@ -43,30 +43,44 @@ class DDPGConfig:
     """The algorithm's hyperparameters; the defaults are the tuned values for Reacher. Every command
     line checks what it is given against each field's ``check`` (``ddpg.settings``)."""
 
-    buffer_size: int = setting(1_000_000, "count")  # replay buffer capacity, in transitions
-    batch_size: int = setting(256, "count")  # transitions per update
-    gamma: float = setting(0.95, "fraction")  # discount factor: a ~20-step horizon; 0.99 left a slow start
-    tau: float = setting(1e-2, "rate")  # soft target update rate
-    lr_actor: float = setting(1e-3, ">=0")  # Adam learning rate of the actor
-    lr_critic: float = setting(1e-3, ">=0")  # Adam learning rate of the critic
-    weight_decay: float = setting(0.0, ">=0")  # L2 penalty on the critic's weights
-    actor_fc1: int = setting(128, "count", network=True)  # actor: units of the first hidden layer
-    actor_fc2: int = setting(128, "count", network=True)  # actor: units of the second hidden layer
-    critic_fc1: int = setting(128, "count", network=True)  # critic: units of the first hidden layer (state only)
-    critic_fc2: int = setting(128, "count", network=True)  # critic: units of the second (after the action joins)
-    learn_every: int = setting(20, "count")  # learn after every this many environment steps...
-    learn_updates: int = setting(20, ">=0")  # ...with this many updates, each on a fresh batch
-    warmup: int = setting(20_000, ">=0")  # transitions before the first update: one episode of the 20 arms
-    grad_clip: float = setting(1.0, ">=0")  # max norm of the critic's gradient (0: no clipping)
-    noise_sigma: float = setting(0.2, ">=0")  # OU noise: scale of the Gaussian increments
-    noise_theta: float = setting(0.15, ">=0")  # OU noise: pull back towards 0
-    noise_decay: float = setting(1.0, "fraction")  # noise scale multiplied by this at every episode start
-    noise_min: float = setting(0.05, ">=0")  # ...but never below this
-    n_step: int = setting(3, "count")  # learn from n-step returns (1: the one-step TD target)
-    critic_layer_norm: bool = setting(True, "bool", network=True)  # layer norm before the critic's ReLUs
+    buffer_size: int = setting(1_000_000, "count", "replay buffer capacity, in transitions")
+    batch_size: int = setting(256, "count", "transitions per update, drawn uniformly with replacement")
+    gamma: float = setting(0.95, "fraction", "discount: a horizon of about 1 / (1 - gamma) decisions")
+    tau: float = setting(1e-2, "rate", "soft update of the target networks, after each update")
+    lr_actor: float = setting(1e-3, ">=0", "Adam's learning rate for the actor")
+    lr_critic: float = setting(1e-3, ">=0", "Adam's learning rate for the critic")
+    weight_decay: float = setting(0.0, ">=0", "L2 penalty on the critic's weights")
+    # The networks' widths: null (None) builds model.py's own defaults; a number is passed to model.py.
+    actor_fc1: int | None = setting(None, "size", "actor: units of its first hidden layer", network=True)
+    actor_fc2: int | None = setting(None, "size", "actor: units of its second hidden layer", network=True)
+    critic_fc1: int | None = setting(None, "size", "critic: units of its first hidden layer (the state's)", network=True)
+    critic_fc2: int | None = setting(None, "size", "critic: units of its second (after the action joins)", network=True)
+    learn_every: int = setting(20, "count", "decisions between learning steps")
+    learn_updates: int = setting(20, ">=0", "updates per learning step, each on a fresh batch")
+    warmup: int = setting(20_000, ">=0", "transitions stored before the first update")
+    grad_clip: float = setting(1.0, ">=0", "max norm of the critic's gradient (0: no clipping)")
+    noise_sigma: float = setting(0.2, ">=0", "OU noise: scale of the Gaussian increments, one process per arm and action")
+    noise_theta: float = setting(0.15, ">=0", "OU noise: pull towards 0")
+    noise_decay: float = setting(1.0, "fraction", "noise scale multiplied by this each episode (1: no decay)")
+    noise_min: float = setting(0.05, ">=0", "floor of the decayed noise scale")
+    n_step: int = setting(3, "count", "n-step returns (1: the one-step TD target)")
+    critic_layer_norm: bool = setting(True, "bool", "layer norm before the critic's hidden ReLUs", network=True)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def given(**sizes: int | None) -> dict[str, int]:
+    """The sizes the config sets (None: leave model.py's default)."""
+    return {name: size for name, size in sizes.items() if size is not None}
+
+
+def built_widths(actor: nn.Module, critic: nn.Module) -> dict[str, int]:
+    """The hidden widths of model.py's networks as built (its layer names), for the config to record."""
+    layers = {"actor_fc1": (actor, "fc1"), "actor_fc2": (actor, "fc2"), "critic_fc1": (critic, "fcs1"),
+              "critic_fc2": (critic, "fc2")}
+    return {key: layer.out_features for key, (net, name) in layers.items()
+            if isinstance(layer := getattr(net, name, None), nn.Linear)}
 
 
 class ReplayBuffer:
@@ -195,6 +209,7 @@ class Agent:
         self.critic_local, self.critic_target = self.make_critic().to(device), self.make_critic().to(device)
         self.actor_target.load_state_dict(self.actor_local.state_dict())
         self.critic_target.load_state_dict(self.critic_local.state_dict())
+        self.config = cfg = replace(cfg, **built_widths(self.actor_local, self.critic_local))  # the record: what was built
         # fused: one kernel per step, whose square root is IEEE-exact on every CPU (the unfused
         # step's goes through MKL, which rounds it differently on AMD and Intel CPUs).
         self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
@@ -208,12 +223,14 @@ class Agent:
         self.t_step, self.n_updates = 0, 0  # environment steps seen, learning updates made
 
     # The parts a variant replaces (ddpg/variants): networks, exploration noise, replay buffer.
-    def make_actor(self) -> nn.Module:
-        return Actor(self.state_size, self.action_size, self.seed, self.config.actor_fc1, self.config.actor_fc2)
+    def make_actor(self) -> nn.Module:  # model.py's widths, unless the config gives them
+        cfg = self.config
+        return Actor(self.state_size, self.action_size, self.seed, **given(fc1_units=cfg.actor_fc1, fc2_units=cfg.actor_fc2))
 
     def make_critic(self) -> nn.Module:
         cfg = self.config
-        return Critic(self.state_size, self.action_size, self.seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
+        return Critic(self.state_size, self.action_size, self.seed, layer_norm=cfg.critic_layer_norm,
+                      **given(fcs1_units=cfg.critic_fc1, fc2_units=cfg.critic_fc2))
 
     def make_noise(self) -> OUNoise:
         cfg = self.config
@@ -236,8 +253,11 @@ class Agent:
         """mu(s) for a float32 batch (n, state_size), without noise."""
         if self.backend is not None:
             return self.backend.policy(states)
+        self.actor_local.eval()  # batch norm or dropout in model.py act in evaluation mode, as in the course
         with torch.no_grad():
-            return self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()
+            actions = self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()
+        self.actor_local.train()
+        return actions
 
     def reset(self) -> None:
         """At each episode start: store the last one's pending n-step steps, restart the noise."""

@@ -26,6 +26,7 @@ def _whole(value: Any, least: int) -> bool:
 
 # A check's name in a field's metadata: its test, and the words that say what it wants.
 CHECKS = {"count": (lambda v: _whole(v, 1), ">= 1"),
+          "size": (lambda v: v is None or _whole(v, 1), "a whole number >= 1, or null for model.py's own"),
           "whole": (lambda v: _whole(v, 0), "a whole number >= 0"),
           ">=0": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
           "fraction": (lambda v: is_number(v) and 0 <= v <= 1, "a number in [0, 1]"),

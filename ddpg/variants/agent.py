@@ -47,7 +47,7 @@ from torch import nn
 from ddpg.variants import config as variant_config
 from ddpg.variants import registry
 from ddpg.variants.config import VariantConfig
-from ddpg_agent import Agent, DDPGConfig
+from ddpg_agent import Agent, DDPGConfig, given
 from model import Critic
 
 
@@ -91,7 +91,8 @@ class VariantAgent(Agent):
     def make_one_critic(self, seed: int) -> nn.Module:
         """One critic from ``seed`` (twin critics and ensembles are made of several)."""
         cfg = self.config
-        return Critic(self.state_size, self.action_size, seed, cfg.critic_fc1, cfg.critic_fc2, cfg.critic_layer_norm)
+        return Critic(self.state_size, self.action_size, seed, layer_norm=cfg.critic_layer_norm,
+                      **given(fcs1_units=cfg.critic_fc1, fc2_units=cfg.critic_fc2))
 
     def critic_values(self, states: torch.Tensor, actions: torch.Tensor,
                       critic: nn.Module | None = None) -> tuple[torch.Tensor, ...]:

@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ddpg_agent import given
 from model import Actor, Critic
 
 
@@ -57,7 +58,9 @@ class BatchNormNetworks:
     running statistics following into the targets (``VariantAgent.soft_update``)."""
 
     def make_actor(self: Any) -> BatchNormActor:
-        return BatchNormActor(self.state_size, self.action_size, self.seed, self.config.actor_fc1, self.config.actor_fc2)
+        cfg = self.config
+        return BatchNormActor(self.state_size, self.action_size, self.seed, **given(fc1_units=cfg.actor_fc1, fc2_units=cfg.actor_fc2))
 
     def make_one_critic(self: Any, seed: int) -> BatchNormCritic:
-        return BatchNormCritic(self.state_size, self.action_size, seed, self.config.critic_fc1, self.config.critic_fc2)
+        cfg = self.config
+        return BatchNormCritic(self.state_size, self.action_size, seed, **given(fcs1_units=cfg.critic_fc1, fc2_units=cfg.critic_fc2))

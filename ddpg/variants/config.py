@@ -32,23 +32,23 @@ PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
 class VariantConfig(DDPGConfig):
     """DDPGConfig with the variants' settings; each default is plain DDPG."""
 
-    exploration: str = setting("ou", ("ou", "gaussian", "noisy"), network=True)  # action noise, or a NoisyNet actor
-    noisy_sigma0: float = setting(0.5, ">=0", network=True)  # NoisyNet: initial noise, sigma0 / sqrt(fan_in)
-    replay: str = setting("uniform", ("uniform", "prioritized"))  # sum-tree PER (Schaul et al. 2016)
-    per_alpha: float = setting(0.6, ">=0")  # PER: priority = (|TD error| + per_eps) ** per_alpha
-    per_beta: float = setting(0.4, "fraction")  # PER: importance-weight exponent at the start...
-    per_beta_updates: int = setting(100_000, "count")  # ...annealed linearly to 1 over this many updates
-    per_eps: float = setting(1e-3, ">=0")  # PER: keeps every transition's priority above zero
-    batch_norm: bool = setting(False, "bool", network=True)  # batch normalisation in actor and critic (DDPG paper)
-    twin_critics: bool = setting(False, "bool", network=True)  # TD3: two critics, the smaller target value
-    target_noise: float = setting(0.0, ">=0")  # TD3: std of the noise on the target actor's action (0: none)...
-    target_noise_clip: float = setting(0.5, ">=0")  # ...clipped to +- this
-    policy_delay: int = setting(1, "count")  # TD3: the actor and the targets learn every this many critic updates
-    ensemble: int = setting(1, "count", network=True)  # REDQ: this many critics, the actor climbing their mean...
-    ensemble_subset: int = setting(2, "count")  # ...the TD target the smallest target value of this many
-    crossq: bool = setting(False, "bool", network=True)  # CrossQ: batch-renormalised critic, no target networks
-    renorm_warmup: int = setting(1000, ">=0")  # CrossQ: plain batch norm for this many updates, then renormalised
-    goal_paths: int = setting(0, "whole")  # Reacher: each episode also stored against this many more goal paths
+    exploration: str = setting("ou", ("ou", "gaussian", "noisy"), "action noise, or a NoisyNet actor", network=True)
+    noisy_sigma0: float = setting(0.5, ">=0", "NoisyNet: initial noise, sigma0 / sqrt(fan_in)", network=True)
+    replay: str = setting("uniform", ("uniform", "prioritized"), "sum-tree PER (Schaul et al. 2016)")
+    per_alpha: float = setting(0.6, ">=0", "PER: priority = (|TD error| + per_eps) ** per_alpha")
+    per_beta: float = setting(0.4, "fraction", "PER: importance-weight exponent at the start...")
+    per_beta_updates: int = setting(100_000, "count", "...annealed linearly to 1 over this many updates")
+    per_eps: float = setting(1e-3, ">=0", "PER: keeps every transition's priority above zero")
+    batch_norm: bool = setting(False, "bool", "batch normalisation in actor and critic (DDPG paper)", network=True)
+    twin_critics: bool = setting(False, "bool", "TD3: two critics, the smaller target value", network=True)
+    target_noise: float = setting(0.0, ">=0", "TD3: std of the noise on the target actor's action (0: none)...")
+    target_noise_clip: float = setting(0.5, ">=0", "...clipped to +- this")
+    policy_delay: int = setting(1, "count", "TD3: the actor and the targets learn every this many critic updates")
+    ensemble: int = setting(1, "count", "REDQ: this many critics, the actor climbing their mean...", network=True)
+    ensemble_subset: int = setting(2, "count", "...the TD target the smallest target value of this many")
+    crossq: bool = setting(False, "bool", "CrossQ: batch-renormalised critic, no target networks", network=True)
+    renorm_warmup: int = setting(1000, ">=0", "CrossQ: plain batch norm for this many updates, then renormalised")
+    goal_paths: int = setting(0, "whole", "Reacher: each episode also stored against this many more goal paths")
 
     def __post_init__(self) -> None:
         found = self.problems()

@@ -32,6 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ddpg_agent import given
 from model import Critic
 
 R_MAX, D_MAX = 3.0, 5.0  # Ioffe's limits on the renormalisation factors, as CrossQ uses them
@@ -98,7 +99,8 @@ class CrossQ:
 
     def make_one_critic(self: Any, seed: int) -> RenormCritic:
         cfg = self.config
-        return RenormCritic(self.state_size, self.action_size, seed, cfg.critic_fc1, cfg.critic_fc2, cfg.renorm_warmup)
+        return RenormCritic(self.state_size, self.action_size, seed, warmup=cfg.renorm_warmup,
+                            **given(fcs1_units=cfg.critic_fc1, fc2_units=cfg.critic_fc2))
 
     def td_target(self: Any, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> Any:
         return rewards, next_states, discounts

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ddpg_agent import given
 from model import Actor
 
 
@@ -91,7 +92,8 @@ class NoisyExploration:
 
     def make_actor(self: Any) -> NoisyActor:
         cfg = self.config
-        return NoisyActor(self.state_size, self.action_size, self.seed, cfg.actor_fc1, cfg.actor_fc2, cfg.noisy_sigma0)
+        return NoisyActor(self.state_size, self.action_size, self.seed, sigma0=cfg.noisy_sigma0,
+                          **given(fc1_units=cfg.actor_fc1, fc2_units=cfg.actor_fc2))
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[misc]
