@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import catalogue
+from benchmarks import catalogue, figures
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -74,23 +74,24 @@ def test_the_defaults_twenty_seeds_are_of_the_settings_the_docs_name():
     from ddpg.variants import parse_config
     from ddpg_agent import DDPGConfig
 
-    previous = dataclasses.replace(DDPGConfig(), gamma=0.99)
-    for key, config in (("gamma095", DDPGConfig()), ("layer_norm", previous)):
-        for name in catalogue.TWENTY[key]:
+    today = figures.with_built_widths(DDPGConfig())  # a run records the widths model.py built
+    previous = dataclasses.replace(today, gamma=0.99)
+    for key, config in (("gamma095", today), ("layer_norm", previous)):
+        for name in figures.TWENTY[key]:
             bench = catalogue.load(name)
             assert parse_config(bench["config"]) == config and bench["schedule"]["good_updates"] == GOOD_UPDATES, name
-    for name in catalogue.TWENTY["three_step"]:  # the records predate the layer-norm key
+    for name in figures.TWENTY["three_step"]:  # the records predate the layer-norm key
         bench = catalogue.load(name)
         assert parse_config({**UNRECORDED_SETTINGS, **bench["config"]}) == dataclasses.replace(
             previous, critic_layer_norm=False)
-    for name in catalogue.TWENTY["layer_norm_var_mean"]:
+    for name in figures.TWENTY["layer_norm_var_mean"]:
         bench = catalogue.load(name)
         assert bench["config"]["critic_layer_norm"] is True and bench["git_commit"].startswith("b12c905")
-    for key in catalogue.TWENTY:
-        assert [s["seed"] for s in catalogue.twenty(key)] == list(range(20)), key
+    for key in figures.TWENTY:
+        assert [s["seed"] for s in figures.twenty(key)] == list(range(20)), key
     # Under Ray Tune on one thread a seed takes the path it takes in bench_train.py.
     runs = sorted((r for r in catalogue.load("ablation.json")["runs"] if r["variant"] == "default"), key=lambda r: r["seed"])
-    twenty = {s["seed"]: s["solved_at"] for s in catalogue.twenty("gamma095")}
+    twenty = {s["seed"]: s["solved_at"] for s in figures.twenty("gamma095")}
     assert [r["solved_at"] for r in runs] == [twenty[k] for k in range(5)]
 
 
@@ -116,23 +117,23 @@ def test_the_one_arm_files_are_of_their_settings():
     settings = {"gamma095": before, "paths4": {**REACHER_ONE_ARM.config, "goal_paths": 4},
                 "paths9": REACHER_ONE_ARM.config, "paths19": {**REACHER_ONE_ARM.config, "goal_paths": 19}}
     for key, config in settings.items():
-        for name in catalogue.ONE_ARM[key]:
+        for name in figures.ONE_ARM[key]:
             bench = catalogue.load(name)
             assert bench["agents"] == 1 and bench["schedule"]["good_score"] is None, name
             assert {k: bench["config"][k] for k in config} == config, name
-        assert [s["seed"] for s in catalogue.one_arm(key)] == list(range(10)), key
-    assert "goal_paths" not in catalogue.load(catalogue.ONE_ARM["gamma095"][0])["config"]
+        assert [s["seed"] for s in figures.one_arm(key)] == list(range(10)), key
+    assert "goal_paths" not in catalogue.load(figures.ONE_ARM["gamma095"][0])["config"]
     # The screen of nine paths is seed 0 of the ten-seed runs, episode for episode.
     screen = catalogue.load("bench_train_one_arm_goal_paths9_u20_screen.json")["seeds"][0]
-    assert screen["episode_means"] == catalogue.one_arm("paths9")[0]["episode_means"]
+    assert screen["episode_means"] == figures.one_arm("paths9")[0]["episode_means"]
 
 
 def test_the_figures_outside_the_generated_pages():
     """The notebook's prose and tasks.py's comments quote the one-arm median and the default's
     twenty seeds; they are not generated, so they are checked against the files here."""
-    nine = catalogue.distribution(catalogue.one_arm("paths9"))
-    four = catalogue.distribution(catalogue.one_arm("paths4"))
-    before = catalogue.distribution(catalogue.one_arm("gamma095"))
+    nine = figures.distribution(figures.one_arm("paths9"))
+    four = figures.distribution(figures.one_arm("paths4"))
+    before = figures.distribution(figures.one_arm("gamma095"))
     tasks = flat((ROOT / "ddpg" / "tasks.py").read_text().replace("#", ""))
     assert f"(median {nine['median']:g} episodes against {four['median']:g} with four)" in tasks
     assert f"(median {four['median']:g} episodes against {before['median']:g})" in tasks
@@ -144,8 +145,8 @@ def test_the_figures_outside_the_generated_pages():
     assert match, "the committed notebook should hold a full run that solved"
     solved = int(match[1])
     prose = flat(" ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"))
-    runs = [s["solved_at"] for s in catalogue.twenty("gamma095")]
-    d = catalogue.twenty_dist("gamma095")
+    runs = [s["solved_at"] for s in figures.twenty("gamma095")]
+    d = figures.twenty_dist("gamma095")
     assert f"the default solved between episodes {min(runs)} and {d['worst']}, at a median of {d['median']:g}" in prose
     earlier, same, later = (sum(v < solved for v in runs), sum(v == solved for v in runs), sum(v > solved for v in runs))
     assert (f"solved at episode {solved}. Of the 20 benchmark seeds, {earlier} solved earlier, {same} at the same "
@@ -207,7 +208,7 @@ def test_mujoco_task_runs_are_of_todays_settings(task, prefix):
     for seed in range(5):
         run = catalogue.load(f"gym_probes/{prefix}_s{seed}.json")
         assert run["seed"] == seed and run["env_id"] == task and run["reward_scale"] == entry.reward_scale
-        assert parse_config(run["config"]) == parse_config(entry.config)
+        assert parse_config(run["config"]) == figures.with_built_widths(parse_config(entry.config))
         assert run["schedule"]["good_score"] == entry.good_score
 
 
@@ -222,7 +223,7 @@ def test_the_records_agree_with_themselves():
     cost = catalogue.load("bench_saving.json")
     committed = json.loads((ROOT / "checkpoint_run.json").read_text())
     assert cost["committed_episode_ms"] == round(1000 * committed["wall_time_s"] / committed["episodes_run"], 1)
-    gpu = catalogue.gpu()
+    gpu = figures.gpu()
     assert gpu["tests"]["returncode"] == 0 and gpu["graph_capture"] == "captured"
     for row in ("cuda graph", "cuda graph-overlap", "cpu fast"):
         assert gpu["summary"][row]["median_wall_s"] == round(statistics.median(

@@ -11,25 +11,30 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import catalogue
+from benchmarks import catalogue, figures
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_committed_pages_are_what_make_docs_generates(capsys):
     status = catalogue.run(check=True)
-    assert status == 0, "a page differs from what the result files give; run `make docs`:\n" + capsys.readouterr().out
+    assert status == 0, "the pages are not what the result files give:\n" + capsys.readouterr().out
 
 
-def _mutated_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change) -> None:
-    """The catalogue reading a copy of benchmarks/results/ in which ``name``'s record was changed."""
+def _mutated_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, change, raw=None) -> str:
+    """The catalogue reading a copy of benchmarks/results/ in which ``name``'s record was changed
+    (``change`` edits its JSON, ``raw`` its text); the file's path as the docs name it."""
     copy = tmp_path / "results"
     shutil.copytree(catalogue.RESULTS, copy)
     target = next(copy.rglob(name))
-    data = json.loads(target.read_text())
-    change(data)
-    target.write_text(json.dumps(data))
+    if change:
+        data = json.loads(target.read_text())
+        change(data)
+        target.write_text(json.dumps(data))
+    if raw:
+        target.write_text(raw(target.read_text()))
     monkeypatch.setattr(catalogue, "RESULTS", copy)
+    return "benchmarks/results/" + target.relative_to(copy).as_posix()
 
 
 def test_a_changed_number_in_a_result_fails_the_check(tmp_path, monkeypatch, capsys):
@@ -41,10 +46,34 @@ def test_a_changed_number_in_a_result_fails_the_check(tmp_path, monkeypatch, cap
         seed["solved_at"] = 103
 
     _mutated_results(tmp_path, monkeypatch, "bench_train_gamma095_20seeds_2_5_7_10.json", later)
-    assert "| 4 | 103 |" in catalogue.BLOCKS["twenty_seeds"]()
+    assert next(s for s in figures.twenty("gamma095") if s["seed"] == 4)["solved_at"] == 103
     assert catalogue.run(check=True) != 0
     out = capsys.readouterr().out
     assert "Report.md" in out and "| 4 | 103 |" in out
+
+
+def _no_solved_at(data: dict) -> None:
+    del next(s for s in data["seeds"] if s["seed"] == 4)["solved_at"]
+
+
+@pytest.mark.parametrize("change, raw, wrong", [
+    (None, lambda t: t.replace("\"learner\": \"fast\",", "\"learner\": \"fast\"", 1), "JSON"),  # a comma removed
+    (_no_solved_at, None, "solved_at"),  # a key the pages read, missing
+])
+def test_a_broken_result_stops_make_docs_with_one_line_naming_it(tmp_path, monkeypatch, capsys, change, raw, wrong):
+    """A result file that does not parse, or lacks a key a page reads, is named in one line with
+    what is wrong (no traceback), by `make docs` and by its check alike, and the status is not 0."""
+    name = _mutated_results(tmp_path, monkeypatch, "bench_train_gamma095_20seeds_2_5_7_10.json", change, raw)
+    for check in (True, False):
+        pages = {p: (ROOT / p).read_text() for p in catalogue.pages()}
+        try:
+            status = catalogue.run(check=check)
+        finally:  # a run that regenerated pages before it met the file leaves them as they were
+            for p, content in pages.items():
+                (ROOT / p).write_text(content)
+        lines = capsys.readouterr().out.strip().splitlines()
+        assert status != 0 and len(lines) == 1, lines
+        assert name in lines[0] and wrong in lines[0] and "Traceback" not in lines[0], lines
 
 
 def test_every_result_is_in_the_index_and_the_folder_holds_only_studies():
@@ -70,10 +99,10 @@ def test_the_committed_checkpoints_are_the_ones_the_readme_run_produced():
     from ddpg_agent import DDPGConfig
 
     run = json.loads((ROOT / "checkpoint_run.json").read_text())
-    seed_0 = next(s for s in catalogue.twenty("gamma095") if s["seed"] == 0)
+    seed_0 = next(s for s in figures.twenty("gamma095") if s["seed"] == 0)
     assert run["seed"] == 0 and run["solved_at_episode"] == seed_0["solved_at"]
-    assert run["machine"]["cpu"] == catalogue.load(catalogue.TWENTY["gamma095"][0])["machine"]["cpu"]
-    assert parse_config(run["config"]) == DDPGConfig()
+    assert run["machine"]["cpu"] == catalogue.load(figures.TWENTY["gamma095"][0])["machine"]["cpu"]
+    assert parse_config(run["config"]) == figures.with_built_widths(DDPGConfig())
     assert run["command"].startswith("python train.py --out runs/latest")
     scores = (ROOT / "checkpoint_scores.csv").read_text().splitlines()
     assert len(scores) == 1 + run["episodes_run"]

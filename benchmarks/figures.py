@@ -1,0 +1,321 @@
+"""Values the pages quote that no single result holds: a distribution over seeds from several
+files, a diagnosis's turning points, the settings as the code holds them. Each returns numbers
+(Records, so a page writes ``d.median``) or a table of them; the sentences are the pages'."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+from benchmarks.catalogue import Record, ResultError, ep, files, glob, load, mean, median, rel, seeds, short, table, text
+
+# The 20-arm defaults over seeds 0-19 (each the next's predecessor), and the one-arm settings' runs.
+TWENTY = {
+    "gamma095": [f"bench_train_gamma095_20seeds_{p}.json" for p in ("6_13", "0_1", "2_5_7_10", "11_12_14_19")],
+    "layer_norm": ["bench_train_layer_norm_20seeds_4_3_9_0-8.json", "bench_train_layer_norm_20seeds_13_10-19.json"],
+    "layer_norm_var_mean": ["bench_train_layer_norm_var_mean_20seeds_9_0-8.json",
+                            "bench_train_layer_norm_var_mean_20seeds_13_15_10-19.json"],
+    "three_step": [f"bench_train_new_default_20seeds_{r}.json" for r in ("0-4", "5-9", "10-14", "15-19")],
+    "one_step": ["bench_train_default_20seeds_0-9.json", "bench_train_default_20seeds_10-19.json"],
+}
+ONE_ARM = {
+    "gamma099": ["bench_train_one_arm.json"],
+    "gamma095": [f"bench_train_one_arm_gamma095_{part}.json" for part in ("0", "1", "2_4_6_8", "3_5_7_9")],
+    "paths4": ["bench_train_one_arm_goal_paths4_u20_a.json", "bench_train_one_arm_goal_paths4_u20_b.json"],
+    "paths9": [f"bench_train_one_arm_goal_paths9_u20_{part}.json" for part in ("1", "a", "b")],
+    "paths19": [f"bench_train_one_arm_goal_paths19_u20_{part}.json" for part in ("screen_0", "screen_1", "2-9")],
+}
+
+
+def twenty(key: str) -> list[Record]:
+    return seeds(*TWENTY[key])
+
+
+def one_arm(key: str) -> list[Record]:
+    return seeds(*ONE_ARM[key])
+
+
+def lowest_after_first_30(seed: Record) -> float:
+    """The lowest episode mean between a run's first episode scoring 30 and its solve."""
+    return min(seed.episode_means[seed.first_30 - 1:seed.solved_at or len(seed.episode_means)])
+
+
+def first_at(values: list[float], level: float = 30) -> int | None:
+    """The first episode (from 1) at or above a level."""
+    return next((i + 1 for i, v in enumerate(values) if v >= level), None)
+
+
+def distribution(runs: list[Record]) -> Record:
+    """bench_train's figures over seeds: unsolved ranks worst, nearest-rank percentiles (its rules)."""
+    from benchmarks.bench_train import rank_with_unsolved
+    from ddpg.solved import median_with_unsolved
+
+    solved = [s.solved_at for s in runs]
+    done = [s for s in runs if s.solved_at is not None]
+    firsts = [s.first_30 for s in runs if s.get("first_30") is not None]
+    return Record({"n": len(runs), "n_solved": len(done), "median": median_with_unsolved(solved),
+                   "p90": ep(rank_with_unsolved(solved, 0.9)), "worst": ep(rank_with_unsolved(solved, 1.0)),
+                   "updates": median(s.updates for s in done) if done else None,
+                   "wall": median(s.wall_s for s in done) if done else None,
+                   "first_30": median(firsts) if firsts else None})
+
+
+def twenty_dist(key: str) -> Record:
+    return distribution(twenty(key))
+
+
+def default_row(key: str, what: str, how: str) -> Record:
+    """A 20-arm default over seeds 0-19 for the defaults' table: its distribution, its files, and
+    how it was run (``how`` may name ``{commit}``, the commit its first file records)."""
+    return Record({**twenty_dist(key), "what": what, "files": TWENTY[key][0].split("20seeds_")[0] + "20seeds_*",
+                   "how": how.format(commit=short(load(TWENTY[key][0]).git_commit))})
+
+
+ONE_ARM_FILES = {"gamma099": "bench_train_one_arm.txt", "gamma095": "bench_train_one_arm_gamma095_*.txt",
+                 "paths4": "bench_train_one_arm_goal_paths4_u20_{a,b}.*",
+                 "paths9": "bench_train_one_arm_goal_paths9_u20_{1,a,b}.*",
+                 "paths19": "bench_train_one_arm_goal_paths19_u20_{screen_0,screen_1,2-9}.*"}
+ONE_ARM_LABEL = {"gamma099": "gamma 0.99", "gamma095": "gamma 0.95, no goal paths", "paths4": "four goal paths",
+                 "paths9": "nine goal paths (today's)", "paths19": "nineteen goal paths"}
+
+
+def one_arm_dist(key: str) -> Record:
+    """One one-arm setting's seeds and distribution, with its label and files."""
+    runs = one_arm(key)
+    d = distribution(runs)
+    return Record({**d, "label": ONE_ARM_LABEL[key], "files": ONE_ARM_FILES[key], "runs": runs,
+                   "low": median(lowest_after_first_30(s) for s in runs if s.get("first_30")) if d.first_30 else None,
+                   "wall": median(s.wall_s for s in runs)})
+
+
+def one_arm_pair(before: str, after: str) -> str:
+    """Two one-arm settings seed by seed: solved at, first 30 and the lowest episode between them
+    (each), the second's wall-clock; then the medians and the files."""
+    b, a = one_arm_dist(before), one_arm_dist(after)
+    trio = "{solved_at}, {first_30}, {low:.2f}"
+    rows = [Record({"seed": y.seed, "b": Record({**x, "low": lowest_after_first_30(x)}),
+                    "a": Record({**y, "low": lowest_after_first_30(y)})}) for x, y in zip(b.runs, a.runs, strict=True)]
+    rows.append(["**median**", f"**{b.median:g}**, {b.first_30:g}, {b.low:.2f}", f"**{a.median:g}**, {a.first_30:g}, "
+                 f"{a.low:.2f}", f"{a.wall:.1f} s"])
+    return (table({"seed": "{seed}", f"{b.label}: solved at, first 30, lowest after": lambda r: trio.format(**r.b),
+                   f"{a.label}: solved at, first 30, lowest after": lambda r: trio.format(**r.a),
+                   f"{a.label.removesuffix(' (today' + chr(39) + 's)')}: wall-clock": "{a.wall_s:.1f} s"}, rows)
+            + f"\n\nFrom {files('one_arm/' + b.files, 'one_arm/' + a.files)}.")
+
+
+def ablation() -> str:
+    """bench_ablation.py's table of ablation.json, which must be its runs' and ablation.md's."""
+    from benchmarks import bench_ablation
+
+    data = load("ablation.json")
+    rows = bench_ablation.summarise(data.runs, data.baseline.runs)
+    if rows != data.summary:
+        raise ResultError(f"{rel('ablation.json')}: its summary is not its runs' (re-run bench_ablation.py --table-only)")
+    if bench_ablation.table(rows).rstrip("\n") != text("ablation.md").rstrip("\n"):
+        raise ResultError(f"{rel('ablation.md')}: not ablation.json's table (re-run bench_ablation.py --table-only)")
+    return bench_ablation.table(rows)
+
+
+def checkpoint_eval() -> Record:
+    """The committed weights played without noise (benchmarks/eval_checkpoints.py's printout)."""
+    name = "checkpoint_eval.txt"
+    return Record({**matches(r"20 arm\(s\), 100 episodes, seed 2024: mean (?P<twenty>[\d.]+) \(episodes from "
+                             r"(?P<low>[\d.]+) to (?P<high>[\d.]+)\)", name)[0],
+                   **matches(r"1 arm\(s\), 100 episodes, seed 2025: mean (?P<one>[\d.]+)", name)[0]}, name)
+
+
+# --------------------------------------------------------------------------- bench_train runs side by side
+
+CELL = {"solved_at": ("solved at", lambda s: ep(s.solved_at)), "first_30": ("first 30", lambda s: ep(s.get("first_30"))),
+        "low": ("lowest after", lambda s: f"{lowest_after_first_30(s):.2f}" if s.get("first_30") else "-"),
+        "updates": ("updates", lambda s: f"{s.updates:,}"), "wall_s": ("wall-clock", lambda s: f"{s.wall_s:.1f} s")}
+CELL |= {k: (name, lambda s, k=k: f"{s.seconds[k]:.1f} s") for k, name in (
+    ("learning", "learning"), ("acting", "acting"), ("environment", "environment"), ("other", "storing and the loop"))}
+
+
+def _summary(runs: list[Record], metric: str) -> str:
+    """A column's median of one metric: solved-at with unsolved ranking worst, the rest over solved runs."""
+    if metric == "solved_at":
+        return ep(distribution(runs).median)
+    if metric in ("learning", "acting", "environment", "other"):
+        return f"{median(s.seconds[metric] for s in runs):.1f} s"
+    if metric == "low":
+        values = [lowest_after_first_30(s) for s in runs if s.get("first_30")]
+        return f"{median(values):.2f}" if values else "-"
+    values = [s[metric] for s in runs if s.get(metric) is not None and (metric == "first_30" or s.solved_at)]
+    m = median(values) if values else None
+    return "-" if m is None else f"{m:.1f} s" if metric == "wall_s" else f"{m:,.0f}" if metric == "updates" else f"{m:g}"
+
+
+def compare(*columns: str, show: str = "solved_at", delta: bool = False) -> str:
+    """Runs of bench_train.py seed by seed, side by side: each column ``'label: study/glob.json'``
+    (several joined by ' + '), each cell the ``show`` metrics; then each column's solved count,
+    medians, 90th percentile and worst (unsolved ranks worst), and (``delta``) each later column's
+    median updates and wall-clock against the first's; then the files."""
+    metrics = [m.strip() for m in show.split(",")]
+    labels = [c.rpartition(": ")[0] for c in columns]
+    patterns = [p.strip() for c in columns for p in c.rpartition(": ")[2].split(" + ")]
+    runs = [{s.seed: s for p in c.rpartition(": ")[2].split(" + ") for name in glob(p)
+             for s in load(name).seeds} for c in columns]
+    seed_list = sorted(set().union(*runs))
+    head = " / ".join(CELL[m][0] for m in metrics)
+    dists = [distribution(list(r.values())) for r in runs]
+    out = [[s] + [" / ".join(CELL[m][1](r[s]) for m in metrics) if s in r else "" for r in runs] for s in seed_list]
+    out.append(["**solved**"] + [f"{d.n_solved}/{d.n}" for d in dists])
+    out.append(["**median**"] + [" / ".join(_summary(list(r.values()), m) for m in metrics) for r in runs])
+    if len(seed_list) >= 10:
+        out.append(["**90th percentile, worst**"] + [f"{d.p90}, {d.worst}" for d in dists])
+    notes = ""
+    for label, r in zip(labels[1:], runs[1:], strict=True) if delta else ():
+        parts = []
+        for key, what, fewer in (("updates", "updates", "fewer"), ("wall_s", "wall-clock", "less")):
+            a, b = (median(s[key] for s in x.values() if s.solved_at) for x in (runs[0], r))
+            parts.append(f"{b / a:.1f} times the {what}" if b / a >= 2 else f"{abs(1 - b / a):.0%} "
+                         f"{fewer if b < a else 'more'} {what}")
+        notes += f" {label}: {' and '.join(parts)} at the median than {labels[0]}."
+    named = ", ".join(dict.fromkeys(f"`{p.removesuffix('.json')}.*`" for p in patterns))
+    return (table(["seed"] + [f"{label}: {head}" if len(metrics) > 1 else label for label in labels], out)
+            + (f"\n\n{notes.strip()}" if notes else "") + f"\n\nFrom {named} (in `benchmarks/results/`).")
+
+
+def printout_seeds(name: str) -> list[Record]:
+    """The seeds of a bench_train.py printout (.txt) with no JSON beside it."""
+    return [Record({"seed": int(m[1]), "solved_at": None if m[2] == "unsolved" else int(m[2]), "wall_s": float(m[3]),
+                    "updates": int(m[4]), "final_avg100": float(m[5]),
+                    "first_30": int(m[6]) if m[6] and m[6] != "-" else None}, name)
+            for m in re.finditer(r"^seed (\d+): solved at episode (\d+|unsolved)[^\n]*?wall ([\d.]+)s\s+updates (\d+)"
+                                 r"\s+final avg100 ([\d.]+)(?:\s+first mean >= 30 at episode (\d+|-))?", text(name), re.M)]
+
+
+def screen(name: str) -> Record:
+    """A screen's command, its --config and episode cap, and its seeds (from its JSON or its printout)."""
+    bench = load(name) if name.endswith(".json") else Record({"command": text(name).splitlines()[0].lstrip("# "),
+                                                              "seeds": printout_seeds(name)}, name)
+    config = re.search(r"--config '?(\{.*?\})'?(?: --|$)", bench.get("command", ""))
+    cap = re.search(r"--max-episodes (\d+)", bench.get("command", ""))
+    return Record({**bench, "name": name, "stem": Path(name).stem, "config": config[1] if config else None,
+                   "cap": cap[1] if cap else None}, name)
+
+
+def screen_cells(s: Record) -> str:
+    """'seed 0: 123 (first 30: 80); ...', unsolved seeds with their last 100-episode average."""
+    return "; ".join(f"seed {x.seed}: {ep(x.solved_at)}" + (f" (first 30: {x.first_30})" if x.get("first_30") else "")
+                     + ("" if x.solved_at else f", last 100 averaging {x.final_avg100:.2f}") for x in s.seeds)
+
+
+# --------------------------------------------------------------------------- the settings
+
+def setting_rows() -> list[Record]:
+    """DDPGConfig's fields (the networks' widths aside) and the one-arm overrides beyond them, each
+    with the meaning its field's metadata holds: the settings are described once, in the code."""
+    from ddpg.tasks import REACHER_ONE_ARM
+    from ddpg.variants.config import VariantConfig
+    from ddpg_agent import DDPGConfig
+
+    config, one = DDPGConfig(), REACHER_ONE_ARM.config
+    known = {f.name: f for f in dataclasses.fields(VariantConfig)} | {f.name: f for f in dataclasses.fields(config)}
+    # The networks' widths (null: model.py's own) are the networks' table's.
+    names = [f.name for f in dataclasses.fields(config) if not (f.metadata.get("network") and f.default is None)]
+    return [Record({"name": name, "doc": known[name].metadata.get("doc") or "(no description)" if name in known else
+                    "(no description)", "twenty": getattr(config, name, None), "one": one.get(name, getattr(config, name, None))})
+            for name in names + [k for k in one if not hasattr(config, k)]]
+
+
+def value(v: Any) -> str:
+    """A setting's value as the hyperparameter table writes it."""
+    return ("on" if v else "off") if isinstance(v, bool) else f"{v:,}" if isinstance(v, int) else (
+        f"{v:g}" if isinstance(v, float) else "-" if v is None else str(v))
+
+
+def networks() -> Record:
+    """The default config as built: a null width is model.py's own, which the agent's config records."""
+    from ddpg_agent import Agent
+    from reacher.environment import ACTION_SIZE
+    from reacher.observation import OBSERVATION_SIZE
+
+    built = Agent(OBSERVATION_SIZE, ACTION_SIZE, 0, buffer_size=1024).config.to_dict()
+    return Record({**built, "state": OBSERVATION_SIZE, "action": ACTION_SIZE}, "the networks DDPGConfig() builds")
+
+
+def with_built_widths(config: Any) -> Any:
+    """A config with its null widths as model.py builds them: what a run records, so what a result's config holds."""
+    built = networks()
+    return dataclasses.replace(config, **{k: built[k] for k in ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
+                                          if getattr(config, k) is None})
+
+
+# --------------------------------------------------------------------------- the GPU, diagnoses
+
+def gpu() -> Record:
+    return load("gpu_nvidia_h200.json")
+
+
+def gpu_run(device: str, learner: str, seed: int) -> Record:
+    return next(r for r in gpu().runs if (r.device, r.learner, r.seed) == (device, learner, seed))
+
+
+def gpu_seeds() -> list[Record]:
+    """Each seed's runs on the H200 machine, by learner: ``graph``, ``overlap`` (CUDA) and ``cpu``."""
+    runs = gpu().runs
+    return [Record({"seed": k, "graph": gpu_run("cuda", "graph", k), "overlap": gpu_run("cuda", "graph-overlap", k),
+                    "cpu": gpu_run("cpu", "fast", k)}) for k in sorted({r.seed for r in runs})]
+
+
+def forgetting(seed: int) -> Record:
+    """benchmarks/diagnose_forgetting.py on one arm: where the training and greedy scores turned."""
+    rows = load(f"forgetting_one_arm_seed{seed}.json").rows
+    score, greedy = [r.score for r in rows], [r.greedy for r in rows]
+    solved = next(i for i in range(100, len(score) + 1) if mean(score[i - 100:i]) >= 30)
+    first = first_at(score) - 1
+    low = min(range(first + 1, solved), key=lambda i: score[i])
+    fg = first_at(greedy) - 1
+    fall = max(max(greedy[fg:i + 1]) - greedy[i] for i in range(fg, len(greedy)))
+    return Record({"solved": solved, "first": first + 1, "first_score": score[first], "greedy_at_first": greedy[first],
+                   "low": low + 1, "low_score": score[low], "greedy_at_low": greedy[low], "first_greedy": fg + 1,
+                   "fall": fall, "after": (min(greedy[fg:]), max(greedy[fg:])), "q": rows[solved - 1].q,
+                   "earned": rows[solved - 1].q_earned, "file": f"forgetting_one_arm_seed{seed}.json", "seed": seed})
+
+
+def saturation(name: str, episodes: str = "1,2,5,10,20,30") -> str:
+    """benchmarks/diagnose_saturation.py's rows at some episodes: score, share of actions at +-1,
+    the tanh layer's mean |pre-activation|."""
+    at = [next(r for r in load(name).rows if r.episode == int(e)) for e in episodes.split(",")]
+    return table(["episode"] + [str(r.episode) for r in at], [
+        ["mean score"] + [f"{r.score:.2f}" for r in at], ["actions at +-1"] + [f"{100 * r.saturated:.0f}%" for r in at],
+        ["mean pre-activation"] + [f"{r.mean_abs_pre:.1f}" for r in at]]) + f"\n\nFrom `{rel(name)}`."
+
+
+def update_rates(name: str) -> list[Record]:
+    """bench_train.py --updates-only printouts: each command, its commit, its updates/s on two
+    threads (or the readable learner's one) and on one thread."""
+    out = []
+    for part in re.split(r"\n(?=(?:# )?(?:\$ )?(?:\.venv/bin/)?python benchmarks/bench_train\.py)", "\n" + text(name)):
+        command = re.match(r"(?:# )?(?:\$ )?((?:\.venv/bin/)?python benchmarks/bench_train\.py[^\n]*)", part)
+        two, one = (re.search(rf"^{w}: (\d+) updates/s", part, re.M) for w in ("learner", "learner 1 thread"))
+        commit = re.search(r"commit ([0-9a-f]{7})", part)
+        if command and (two or one):
+            out.append(Record({"command": command[1].strip(), "commit": commit[1] if commit else "-",
+                               "two": int(two[1]) if two else None, "one": int(one[1]) if one else None}, name))
+    return out
+
+
+def matches(pattern: str, name: str) -> list[Record]:
+    """Every match of a regular expression's named groups in a printout, as written there; a
+    printout with none is a ResultError naming it."""
+    found = [Record(m.groupdict(), name) for m in re.finditer(pattern, text(name), re.M)]
+    if not found:
+        raise ResultError(f"{rel(name)}: nothing in it reads as {pattern!r}")
+    return found
+
+
+def equal_steps_table() -> str:
+    """bench_gym.py's table of equal_steps.json (its .txt), which must be its runs'."""
+    from benchmarks import bench_gym
+
+    data = load("equal_steps.json")
+    summary, out = bench_gym.summary_and_table(data.tasks, data.runs)
+    if summary != data.summary:
+        raise ResultError(f"{rel('equal_steps.json')}: its summary is not its runs'")
+    return "```\n" + out.rstrip("\n") + "\n```\n\nFrom `" + rel("equal_steps.json") + "`."
