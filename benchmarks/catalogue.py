@@ -1,23 +1,15 @@
-"""The one place that reads benchmarks/results/ for the docs: what `make docs` runs.
-
-The pages (README.md, Report.md, docs/*.md, benchmarks/results/README.md) keep their own
-sentences; where a sentence quotes a result, the page holds it as a cog comment that looks the
-values up, with the generated text below it:
+"""What `make docs` runs: the pages (README.md, Report.md, docs/*.md, benchmarks/results/README.md)
+keep their sentences, and each that quotes a result is a cog comment looking its values up, with
+the generated text below it:
 
     <!-- [[[cog r = load("make_test.json"); out(f"`make test` took **{r.pytest_s:.0f} s**.") ]]] -->
-    `make test` took **292 s**.
-    <!-- [[[end]]] -->
 
-A sentence is edited in the comment, where it is read, and `make docs` (``python -m
-benchmarks.catalogue``) rewrites the text below every comment; ``--check`` fails, showing the
-difference, when a committed page is not what the result files give (tests/test_docs_generated.py).
-The vocabulary the comments use: ``load``/``text``/``rows`` (a result file by name), ``table`` (any
-records as a Markdown table), the formatting helpers below, and benchmarks/figures.py's values
-derived from several records. A result file that is not valid JSON, or lacks a key a page reads,
-stops `make docs` with one line naming the file and what is wrong (``ResultError``).
-
-Each study folder of benchmarks/results/ has a manifest, ``study.toml``: its title, its question
-and one entry per result; ``index()`` makes the results index from those and the records.
+`make docs` (``python -m benchmarks.catalogue``) rewrites the text below every comment; ``--check``
+fails, showing the difference, when a page is not what the result files give (tests/test_docs_generated.py).
+The comments' vocabulary: ``load``/``text``/``rows`` (a result by name), ``table`` (records as a
+Markdown table), the formatting helpers here and benchmarks/figures.py's values derived from several
+records. A result that does not parse, or lacks a key a page reads, is one line naming it (ResultError).
+Each study folder's manifest, ``study.toml``, gives its title, question and results: ``index()``.
 """
 
 from __future__ import annotations
@@ -67,14 +59,10 @@ class Record(dict):
 
 # --------------------------------------------------------------------------- reading results
 
-def _files() -> list[Path]:
-    return sorted(p for p in RESULTS.rglob("*") if p.is_file())
-
-
 def path(name: str) -> Path:
     """A result file by its name (or its tail, e.g. ``gym_probes/ip_p3_s0.json``), in whichever
     study folder holds it; a name that is not exactly one file is an error."""
-    found = [p for p in _files() if p.as_posix().endswith("/" + name)]
+    found = [p for p in RESULTS.rglob("*") if p.is_file() and p.as_posix().endswith("/" + name)]
     if len(found) != 1:
         raise ResultError(f"benchmarks/results/ holds {len(found)} files named {name}")
     return found[0]
@@ -82,10 +70,10 @@ def path(name: str) -> Path:
 
 def shown(file: Path) -> str:
     """A file's path as the docs name it, from the repository root (RESULTS may be a copy)."""
-    file = Path(file)
-    if file.is_relative_to(RESULTS):
-        return (Path("benchmarks/results") / file.relative_to(RESULTS)).as_posix()
-    return file.relative_to(ROOT).as_posix() if file.is_relative_to(ROOT) else str(file)
+    for top, named in ((RESULTS, Path("benchmarks/results")), (ROOT, Path())):
+        if Path(file).is_relative_to(top):
+            return (named / Path(file).relative_to(top)).as_posix()
+    return str(file)
 
 
 def rel(name: str) -> str:
@@ -124,11 +112,10 @@ def seeds(*names: str) -> list[Record]:
 
 
 def glob(pattern: str) -> list[str]:
-    """The result files matching ``study/pattern``, as ``study/name`` (a pattern matching none is an error)."""
-    found = sorted(p.relative_to(RESULTS).as_posix() for p in RESULTS.glob(pattern.strip()))
-    if not found:
-        raise ResultError(f"benchmarks/results/ holds no result {pattern.strip()}")
-    return found
+    """The result files matching ``study/pattern``, as ``study/name`` (none is an error)."""
+    if found := sorted(p.relative_to(RESULTS).as_posix() for p in RESULTS.glob(pattern.strip())):
+        return found
+    raise ResultError(f"benchmarks/results/ holds no result {pattern.strip()}")
 
 
 def committed_run() -> Record:
@@ -161,12 +148,7 @@ def span(values: Iterable[float], form: str = "{:.1f}", unit: str = "") -> str:
     return f"{low}{' to ' if values[0] < 0 else '-'}{high}{unit}"
 
 
-def median(values: Iterable[float]) -> float:
-    return statistics.median(list(values))
-
-
-def mean(values: Iterable[float]) -> float:
-    return statistics.fmean(list(values))
+median, mean = statistics.median, statistics.fmean
 
 
 def short(commit: str | None) -> str:
@@ -256,12 +238,9 @@ def _twins(found: list[Path]) -> dict[Path, list[Path]]:
     out_: dict[Path, list[Path]] = {}
     primary = {Path(str(f.with_suffix("")).removesuffix("_run")): f for f in found if f.suffix == ".json"}
     for f in found:
-        stem = f.with_suffix("")
-        owner = None if f.suffix == ".json" else (
-            primary.get(stem) or primary.get(Path(re.sub(r"_(scores|metrics)$", "", str(stem)))))
-        out_.setdefault(owner or f, [])
-        if owner:
-            out_[owner].append(f)
+        owner = None if f.suffix == ".json" else (primary.get(f.with_suffix(""))
+                                                  or primary.get(Path(re.sub(r"_(scores|metrics)$", "", str(f.with_suffix(""))))))
+        out_.setdefault(owner or f, []).extend([f] if owner else [])
     return out_
 
 
@@ -293,11 +272,6 @@ def _cell(value: str | None) -> str:
     return "-" if not value else value.replace("|", "\\|").replace("\n", " ")
 
 
-def _status(r: Mapping[str, Any]) -> str:
-    return _cell(r["status"] + (f" by `{r['superseded_by']}`" if r["superseded_by"] else "")
-                 + (f": {r['note']}" if r["note"] else ""))
-
-
 def index() -> str:
     """benchmarks/results/README.md: each study, what it measured, its results, which are current."""
     found = catalogue()
@@ -305,13 +279,14 @@ def index() -> str:
                    [[f"[{s['folder']}/](#{s['folder']})", s["title"], len(s["results"]),
                      sum(r["status"] == "current" for r in s["results"])] for s in found])]
     for s in found:
-        quoted = (" Quoted in " + ", ".join(f"[{q.replace('.md#', '.md, ')}](../../{q})" for q in s["quoted_in"])
-                  + ".") if s.get("quoted_in") else ""
-        parts.append(f"### {s['folder']}\n\n**{s['title']}.** {s['question']}{quoted}")
+        quoted = ", ".join(f"[{q.replace('.md#', '.md, ')}](../../{q})" for q in s.get("quoted_in", []))
+        parts.append(f"### {s['folder']}\n\n**{s['title']}.** {s['question']}" + (f" Quoted in {quoted}." if quoted else ""))
         parts.append(table({
             "result": lambda r: f"`{r['name']}`" + (" with " + ", ".join(f"`{Path(w).name}`" for w in r["with"])
                                                       if r["with"] else ""),
-            "status": _status, "command": lambda r: f"`{_cell(r['command'])}`" if r["command"] else "-",
+            "status": lambda r: _cell(r["status"] + (f" by `{r['superseded_by']}`" if r["superseded_by"] else "")
+                                      + (f": {r['note']}" if r["note"] else "")),
+            "command": lambda r: f"`{_cell(r['command'])}`" if r["command"] else "-",
             "commit": lambda r: _cell(r["commit"]), "date": "{date}", "machine": lambda r: _cell(r["machine"])},
             s["results"]))
     return "\n\n".join(parts)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benchmarks.catalogue import Record, ResultError, ep, files, glob, load, mean, median, rel, seeds, short, table, text
+from benchmarks.catalogue import Record, ResultError, ep, files, glob, load, median, rel, seeds, short, table, text
 
 # The 20-arm defaults over seeds 0-19 (each the next's predecessor), and the one-arm settings' runs.
 TWENTY = {
@@ -105,19 +105,6 @@ def one_arm_pair(before: str, after: str) -> str:
             + f"\n\nFrom {files('one_arm/' + b.files, 'one_arm/' + a.files)}.")
 
 
-def ablation() -> str:
-    """bench_ablation.py's table of ablation.json, which must be its runs' and ablation.md's."""
-    from benchmarks import bench_ablation
-
-    data = load("ablation.json")
-    rows = bench_ablation.summarise(data.runs, data.baseline.runs)
-    if rows != data.summary:
-        raise ResultError(f"{rel('ablation.json')}: its summary is not its runs' (re-run bench_ablation.py --table-only)")
-    if bench_ablation.table(rows).rstrip("\n") != text("ablation.md").rstrip("\n"):
-        raise ResultError(f"{rel('ablation.md')}: not ablation.json's table (re-run bench_ablation.py --table-only)")
-    return bench_ablation.table(rows)
-
-
 def checkpoint_eval() -> Record:
     """The committed weights played without noise (benchmarks/eval_checkpoints.py's printout)."""
     name = "checkpoint_eval.txt"
@@ -199,12 +186,6 @@ def screen(name: str) -> Record:
                    "cap": cap[1] if cap else None}, name)
 
 
-def screen_cells(s: Record) -> str:
-    """'seed 0: 123 (first 30: 80); ...', unsolved seeds with their last 100-episode average."""
-    return "; ".join(f"seed {x.seed}: {ep(x.solved_at)}" + (f" (first 30: {x.first_30})" if x.get("first_30") else "")
-                     + ("" if x.solved_at else f", last 100 averaging {x.final_avg100:.2f}") for x in s.seeds)
-
-
 # --------------------------------------------------------------------------- the settings
 
 def setting_rows() -> list[Record]:
@@ -241,9 +222,7 @@ def networks() -> Record:
 
 def with_built_widths(config: Any) -> Any:
     """A config with its null widths as model.py builds them: what a run records, so what a result's config holds."""
-    built = networks()
-    return dataclasses.replace(config, **{k: built[k] for k in ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
-                                          if getattr(config, k) is None})
+    return dataclasses.replace(config, **{k: v for k, v in networks().items() if getattr(config, k, 0) is None})
 
 
 # --------------------------------------------------------------------------- the GPU, diagnoses
@@ -261,21 +240,6 @@ def gpu_seeds() -> list[Record]:
     runs = gpu().runs
     return [Record({"seed": k, "graph": gpu_run("cuda", "graph", k), "overlap": gpu_run("cuda", "graph-overlap", k),
                     "cpu": gpu_run("cpu", "fast", k)}) for k in sorted({r.seed for r in runs})]
-
-
-def forgetting(seed: int) -> Record:
-    """benchmarks/diagnose_forgetting.py on one arm: where the training and greedy scores turned."""
-    rows = load(f"forgetting_one_arm_seed{seed}.json").rows
-    score, greedy = [r.score for r in rows], [r.greedy for r in rows]
-    solved = next(i for i in range(100, len(score) + 1) if mean(score[i - 100:i]) >= 30)
-    first = first_at(score) - 1
-    low = min(range(first + 1, solved), key=lambda i: score[i])
-    fg = first_at(greedy) - 1
-    fall = max(max(greedy[fg:i + 1]) - greedy[i] for i in range(fg, len(greedy)))
-    return Record({"solved": solved, "first": first + 1, "first_score": score[first], "greedy_at_first": greedy[first],
-                   "low": low + 1, "low_score": score[low], "greedy_at_low": greedy[low], "first_greedy": fg + 1,
-                   "fall": fall, "after": (min(greedy[fg:]), max(greedy[fg:])), "q": rows[solved - 1].q,
-                   "earned": rows[solved - 1].q_earned, "file": f"forgetting_one_arm_seed{seed}.json", "seed": seed})
 
 
 def saturation(name: str, episodes: str = "1,2,5,10,20,30") -> str:
@@ -309,13 +273,3 @@ def matches(pattern: str, name: str) -> list[Record]:
         raise ResultError(f"{rel(name)}: nothing in it reads as {pattern!r}")
     return found
 
-
-def equal_steps_table() -> str:
-    """bench_gym.py's table of equal_steps.json (its .txt), which must be its runs'."""
-    from benchmarks import bench_gym
-
-    data = load("equal_steps.json")
-    summary, out = bench_gym.summary_and_table(data.tasks, data.runs)
-    if summary != data.summary:
-        raise ResultError(f"{rel('equal_steps.json')}: its summary is not its runs'")
-    return "```\n" + out.rstrip("\n") + "\n```\n\nFrom `" + rel("equal_steps.json") + "`."

@@ -114,3 +114,20 @@ def test_the_links_in_the_pages_resolve():
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
             if not target.startswith("http"):
                 assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links {target}, which does not exist"
+
+
+def test_a_new_setting_gets_its_row_and_meaning_in_the_report(monkeypatch, capsys):
+    """The Report's hyperparameter table reads each setting's meaning from its field's metadata: a
+    field added to DDPGConfig shows up with its defaults and its doc, no cell left empty."""
+    import dataclasses
+
+    import ddpg_agent
+
+    field = ("reward_clip", float, ddpg_agent.setting(2.5, ">=0", "rewards clipped to +- this"))
+    monkeypatch.setattr(ddpg_agent, "DDPGConfig", dataclasses.make_dataclass("DDPGConfig", [field],
+                                                                             bases=(ddpg_agent.DDPGConfig,)))
+    rows = figures.setting_rows()
+    assert {"name": "reward_clip", "doc": "rewards clipped to +- this", "twenty": 2.5, "one": 2.5} in rows
+    assert all(str(v).strip() for r in rows for v in r.values()), rows
+    assert catalogue.run(check=True) != 0  # the committed Report lacks the row: the page is stale
+    assert "| `reward_clip` | 2.5 | 2.5 | rewards clipped to +- this |" in capsys.readouterr().out
