@@ -18,6 +18,7 @@ PyTorch nor MuJoCo: a script's ``--help`` is answered before they load.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ddpg.cli import finite_float, finite_float_or_off, json_object, non_negative_int, path_text, positive_int, random_seed
 from ddpg.device import add_device_option
@@ -68,7 +69,8 @@ def _run_options(g: argparse._ArgumentGroup) -> None:
                         "task's from ddpg.tasks.TASKS or its spec's reward_threshold)")
     g.add_argument("--config", type=json_object, default={},
                    help="JSON object of DDPGConfig overrides (or variants.VariantConfig keys: replay, exploration, "
-                        "batch_norm, preset, ...), or a path to a JSON file")
+                        "batch_norm, preset, ...), or a path to a JSON file; --settings lists every key, its default "
+                        "and its meaning")
     g.add_argument("--good-score", type=finite_float_or_off, default=UNSET,
                    help=f"schedule: after an episode scoring at least this (mean over agents), make --good-updates "
                         f"updates per learning step (default {GOOD_SCORE:g} on Reacher, off on Gymnasium tasks; "
@@ -126,8 +128,23 @@ def _start_and_invocation_options(start: argparse._ArgumentGroup, now: argparse.
     now.add_argument("--tensorboard", metavar="DIR", default=None,
                      help="also write the per-episode metrics (scores, losses, mean Q, exploration, updates/s; always "
                           "in metrics.csv) as TensorBoard event files into DIR: tensorboard --logdir DIR")
+    now.add_argument("--settings", action=_Settings, help="list every --config key, its default and its meaning, and exit")
     now.add_argument("--quiet", action="store_true", help="no per-episode lines")
     now.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+
+
+class _Settings(argparse.Action):
+    """--settings: prints ``ddpg.settings.describe()`` and exits. The agent is imported only then,
+    so that --help stays free of PyTorch (tests/test_help_speed.py)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from ddpg.settings import describe
+
+        print(describe())
+        parser.exit()
 
 
 def roles(parser: argparse.ArgumentParser) -> dict[str, str]:

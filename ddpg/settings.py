@@ -66,4 +66,23 @@ def network_keys(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls) if f.metadata["network"])
 
 
-__all__ = ["CHECKS", "from_dict", "is_number", "network_keys", "problems"]
+def describe() -> str:
+    """Each setting a --config may give: its name, default and meaning, read from the fields' metadata
+    (``train.py --settings``), so the command line says what the Report's table says, from one place."""
+    import json
+
+    from ddpg.variants.config import VariantConfig
+    from ddpg_agent import DDPGConfig
+
+    lines, seen = [], set()
+    for cls, title in ((DDPGConfig, "DDPGConfig (ddpg_agent.py)"), (VariantConfig, "variants.VariantConfig, besides")):
+        lines.append(f"{title}: name, default, meaning")
+        for f in fields(cls):
+            if f.name not in seen:
+                default = "null (model.py's own)" if f.default is None else json.dumps(f.default)
+                lines.append(f"  {f.name:<18} {default:<10} {f.metadata.get('doc', '')}")
+                seen.add(f.name)
+    return "\n".join(lines)
+
+
+__all__ = ["CHECKS", "describe", "from_dict", "is_number", "network_keys", "problems"]

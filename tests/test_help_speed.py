@@ -53,3 +53,18 @@ def test_help_loads_neither_pytorch_nor_mujoco(name: str) -> None:
     assert probe["code"] == 0 and probe["usage"], probe
     assert probe["loaded"] == [], f"{name}.py --help loads {', '.join(probe['loaded'])}: import it inside the " \
                                   "functions that need it, after the options are parsed"
+
+
+def test_train_settings_lists_every_config_key_with_its_default_and_meaning(capsys) -> None:
+    """--settings answers what --config may say, from the fields' metadata (where the Report's table reads it)."""
+    import dataclasses
+
+    import train
+    from ddpg.variants.config import VariantConfig
+
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--settings"])
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")}
+    assert stopped.value.code == 0
+    for field in dataclasses.fields(VariantConfig):
+        assert field.metadata["doc"] in listed[field.name], field.name
