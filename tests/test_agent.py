@@ -100,7 +100,9 @@ def test_noise_decays_to_its_floor() -> None:
 # ------------------------------------------------------------------------- networks
 def test_default_agent_builds_default_architecture() -> None:
     agent = Agent(state_size=33, action_size=4, random_seed=0)
-    cfg = DDPGConfig()
+    assert DDPGConfig().actor_fc1 is None  # model.py's own widths unless the config gives them...
+    cfg = agent.config  # ...and the agent's config records the widths built
+    assert cfg.actor_fc1 == cfg.actor_fc2 == cfg.critic_fc1 == cfg.critic_fc2 == 128
     assert agent.actor_local.fc1.out_features == cfg.actor_fc1
     assert agent.actor_local.fc2.out_features == cfg.actor_fc2
     assert agent.critic_local.fcs1.out_features == cfg.critic_fc1

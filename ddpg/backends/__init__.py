@@ -30,6 +30,7 @@ subclass or a monkeypatch) sends ``auto`` to the readable learner, and ``--learn
 
 from __future__ import annotations
 
+from ddpg.backends import admission
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
 from ddpg.backends.proof import fast_cpu_differs
@@ -55,7 +56,8 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
         if problem is None:
             return "fast", None
         if learner == "fast":
-            raise ValueError(f"--learner fast: {problem}; use --learner auto or readable")
+            raise ValueError(f"--learner fast refuses this agent: {problem}; the readable learner runs it "
+                             "(--learner auto or readable)")
         return "readable", problem
     if learner == "auto":
         return "graph-overlap", None
@@ -65,24 +67,43 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
 
 
 def fast_cpu_problem(agent: Agent) -> str | None:
-    """Why the fast CPU learner cannot run this agent's updates, or None when it computes them."""
-    if not supports(agent):
+    """Why the fast CPU learner cannot run this agent's updates, or None when it computes them: the
+    code it restates must be the code it was written from (``admission``), the networks of the shapes
+    it takes (``supports``), and, on copies, its update must match the agent's own to rounding
+    (``proof``: what a fingerprint cannot see, such as a patched library function). Never raises."""
+    try:
         switched_on = sorted(set(variants_of(agent.config)) - registry.data_only())
-        return "the fast learner serves model.py's networks with no variant" + (
-            f" (this agent has {', '.join(switched_on)})" if switched_on else "")
-    differs = fast_cpu_differs(agent)
+        if switched_on:
+            return f"the fast learner restates plain DDPG, and this agent has the variants {', '.join(switched_on)}"
+        edited = admission.differences(agent)
+        if edited is not None:
+            return edited
+        if not supports(agent):
+            return "the fast learner takes model.py's three-layer actor and critic, and these networks have other layers"
+        differs = fast_cpu_differs(agent)
+    except Exception as exc:  # whatever the check meets, the readable learner runs the code as it is
+        return f"the fast learner's check could not run on this agent ({type(exc).__name__}: {exc})"
     if differs is None:
         return None
-    return (f"{differs} differs from what the fast CPU learner computes, so the readable learner runs it "
-            "(autograd: slower per update, docs/training.md)")
+    return f"{differs} differs from what the fast CPU learner computes, on copies of the agent"
+
+
+READABLE = "the readable learner runs ddpg_agent.py's update as loaded (autograd: slower per update, docs/training.md)"
+SAYS = {"fast": "its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
+                "(ddpg/backends/fast_cpu.py)",
+        "readable": "ddpg_agent.py's update as loaded, by autograd (--learner readable)",
+        "graph": "ddpg_agent.py's update as loaded, captured as a CUDA graph and replayed",
+        "graph-overlap": "ddpg_agent.py's update as loaded, captured as a CUDA graph, replayed while the environment "
+                         "steps (acting one learning step behind)"}
 
 
 def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
-    """Attach the back-end ``choose`` picks (nothing for ``readable``) and return its name; when
-    ``auto`` cannot take the fastest, one line says why (the notebook's ``attach(agent)`` too)."""
+    """Attach the back-end ``choose`` picks (nothing for ``readable``) and return its name, with one
+    line that names it and, when ``auto`` could not take the fastest, why (the notebook's
+    ``attach(agent)`` too)."""
     name, why = choose(agent, learner)
-    if why:
-        print(f"Learner: readable. {why[0].upper()}{why[1:]}")
+    says = f"{why}, so {READABLE}" if why else SAYS[name]
+    print(f"Learner: {name}. {says[0].upper()}{says[1:]}.")
     if name == "fast":
         FastCPU(agent, threads=threads)
     elif name in GPU_LEARNERS:

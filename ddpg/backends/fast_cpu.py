@@ -285,7 +285,7 @@ class FastCPU:
         nets = [agent.actor_local, agent.critic_local]
         targets = [agent.actor_target, agent.critic_target]
         shapes = [p.shape for m in nets for p in m.parameters()]
-        self.layer_norm = cfg.critic_layer_norm
+        self.layer_norm = isinstance(getattr(agent.critic_local, "ln1", None), nn.LayerNorm)
         if not supports(agent):
             raise ValueError("the fast learner needs the 3-layer Actor and Critic of model.py and no variant")
         torch.set_num_threads(1)
@@ -468,8 +468,9 @@ class FastCPU:
         """Preallocated activations for batch size b (allocated once per size)."""
         ws = self._work.get(b)
         if ws is None:
-            cfg, na = self.config, self.action_size
-            h1, h2, c1, c2 = cfg.actor_fc1, cfg.actor_fc2, cfg.critic_fc1, cfg.critic_fc2
+            na = self.action_size
+            p = self._p  # the widths of the networks built (model.py's own, or the config's)
+            h1, h2, c1, c2 = p.w1.shape[0], p.w2.shape[0], p.v1.shape[0], p.v2.shape[0]
             e = torch.empty
             ws = {"t_h1": e(b, h1), "t_h2": e(b, h2), "t_mu": e(b, na), "t_x": e(b, c1),
                   "t_z": e(b, c2), "q_next": e(b, 1), "y": e(b, 1), "xa": e(b, c1 + na),

@@ -1,0 +1,282 @@
+"""What a learner edits is what runs, tried with many edits (mutations) of the kinds a course learner makes.
+
+Each edit is made as a learner makes it: a changed line in ``model.py`` or ``ddpg_agent.py`` (a copy of
+the file, edited and imported in place of the original), a subclass, or a patch of a class or an
+instance. Each agent is then built and attached by the default learner (``auto``) and trained for
+a few hundred decisions in a small deterministic world, and the edit must either
+
+* keep the fast learner, for a comment, a docstring, or code the fast learner does not restate
+  (which it calls as the readable learner does), with a run bitwise the unedited run's for the
+  first and differing from it for the others; or
+* run on the readable learner with one line that names what differs, in a run that differs from
+  the unedited code's own on the readable learner (so the difference is the edit's).
+
+None may end in a traceback. Several edits take effect only on data the check never sees or after
+many updates (a clip that binds late, a change after N updates, a clamp of the target): a check
+that compares one update at one synthetic point admits them (ddpg.backends.proof alone did).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import ddpg_agent
+import model
+from ddpg import backends
+from ddpg_agent import Agent, DDPGConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = {"buffer_size": 4000, "batch_size": 16, "warmup": 48, "learn_every": 2, "learn_updates": 4}
+LATE = 60  # the update after which the time-dependent edits act (a run makes about 150)
+
+
+def _world(agent: Agent, decisions: int = 90, arms: int = 2, seed: int = 3) -> torch.Tensor:
+    """A small deterministic world (smooth dynamics, a reward for moving the first coordinate up):
+    every weight of the four networks after ``decisions`` steps of acting and learning."""
+    rng = np.random.default_rng(seed)
+    w, u = rng.standard_normal((33, 33)) * 0.15, rng.standard_normal((4, 33)) * 0.6
+    states = rng.standard_normal((arms, 33))
+    for t in range(decisions):
+        if t and t % 30 == 0:
+            agent.reset()
+        actions = agent.act(states)
+        next_states = np.tanh(states @ w + actions @ u)
+        rewards = 0.2 * (next_states[:, 0] > states[:, 0]) + 0.05 * np.abs(actions).mean(1)
+        agent.step(states, actions, rewards, next_states)
+        states = next_states
+    if agent.backend is not None:
+        agent.backend.settle()
+    nets = (agent.actor_local, agent.critic_local, agent.actor_target, agent.critic_target)
+    return torch.cat([p.detach().reshape(-1) for net in nets for p in net.parameters()])
+
+
+def _edited_module(tmp_path: Path, file: str, edits: list[tuple[str, str]], name: str) -> types.ModuleType:
+    """``file`` with each (old, new) replaced once, imported from a file so its source can be read."""
+    source = (ROOT / file).read_text()
+    for old, new in edits:
+        assert source.count(old) == 1, f"the edit's anchor {old!r} is not once in {file}"
+        source = source.replace(old, new)
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _use_edited_model(monkeypatch, module: types.ModuleType) -> None:
+    monkeypatch.setattr(ddpg_agent, "Actor", module.Actor)
+    monkeypatch.setattr(ddpg_agent, "Critic", module.Critic)
+
+
+def _use_edited_agent(monkeypatch, module: types.ModuleType) -> None:
+    """The edited ddpg_agent.py's classes in place of the loaded ones (their methods, and its config class)."""
+    for name in ("Agent", "ReplayBuffer", "NStepReturns", "OUNoise"):
+        edited, loaded = getattr(module, name), getattr(ddpg_agent, name)
+        for attr, value in vars(edited).items():
+            if isinstance(value, (types.FunctionType, staticmethod)):
+                monkeypatch.setattr(loaded, attr, value)
+    monkeypatch.setattr(Agent, "config_class", module.DDPGConfig)
+
+
+# ------------------------------------------------------------------ the edits
+# Each: (id, file, [(old, new), ...], expected). expected: "same" (fast, bitwise the unedited run),
+# "fast" (fast, the run differs: the edit is in code the fast learner calls), or the text the
+# readable learner's line must contain (the part that differs).
+MODEL_EDITS = [
+    ("model-comment", [("        x = F.relu(self.fc1(state))\n", "        # the first layer\n        x = F.relu(self.fc1(state))\n")],
+     "same"),
+    ("model-docstring", [('"""Map a batch of states (B, state_size) to actions (B, action_size)."""', '"""The policy."""')], "same"),
+    ("model-actor-widths", [("        fc1_units: int = 128,\n        fc2_units: int = 128,\n    ) -> None:\n        super().__init__()\n"
+                             "        # Seeding", "        fc1_units: int = 64,\n        fc2_units: int = 32,\n    ) -> None:\n"
+                             "        super().__init__()\n        # Seeding")], "fast"),
+    ("model-critic-widths", [("        fcs1_units: int = 128,\n        fc2_units: int = 128,",
+                              "        fcs1_units: int = 256,\n        fc2_units: int = 64,")], "fast"),
+    ("model-final-init", [("FINAL_INIT = 3e-3", "FINAL_INIT = 3e-2")], "fast"),
+    ("model-leaky-actor", [("        x = F.relu(self.fc1(state))", "        x = F.leaky_relu(self.fc1(state))")], "Actor.forward"),
+    ("model-width-in-code", [("self.fc1 = nn.Linear(state_size, fc1_units)\n        self.fc2 = nn.Linear(fc1_units, fc2_units)",
+                              "self.fc1 = nn.Linear(state_size, 64)\n        self.fc2 = nn.Linear(64, fc2_units)")], "Actor.__init__"),
+    ("model-action-at-input", [("self.fcs1 = nn.Linear(state_size, fcs1_units)\n        self.fc2 = nn.Linear(fcs1_units + action_size, fc2_units)",
+                                "self.fcs1 = nn.Linear(state_size + action_size, fcs1_units)\n        self.fc2 = nn.Linear(fcs1_units, fc2_units)"),
+                               ("xs = F.relu(self.ln1(self.fcs1(state)))\n        x = F.relu(self.ln2(self.fc2(torch.cat((xs, action), dim=1))))",
+                                "xs = F.relu(self.ln1(self.fcs1(torch.cat((state, action), dim=1))))\n        x = F.relu(self.ln2(self.fc2(xs)))")],
+     "Critic.__init__"),
+    ("model-batch-norm-actor", [("        self.fc3 = nn.Linear(fc2_units, action_size)\n        self.reset_parameters()",
+                                 "        self.fc3 = nn.Linear(fc2_units, action_size)\n        self.bn1 = nn.BatchNorm1d(fc1_units)\n"
+                                 "        self.reset_parameters()"),
+                                ("x = F.relu(self.fc1(state))", "x = F.relu(self.bn1(self.fc1(state)))")], "Actor.__init__"),
+    ("model-dropout-actor", [("        x = F.relu(self.fc2(x))\n        return torch.tanh",
+                              "        x = F.dropout(F.relu(self.fc2(x)), 0.2, self.training)\n        return torch.tanh")], "Actor.forward"),
+    ("model-doubled-q", [("        return self.fc3(x)\n", "        return 2.0 * self.fc3(x)\n")], "Critic.forward"),
+    ("model-layer-norm-eps", [("self.ln1 = nn.LayerNorm(fcs1_units) if", "self.ln1 = nn.LayerNorm(fcs1_units, eps=1e-2) if")],
+     "Critic.__init__"),
+]
+AGENT_EDITS = [
+    ("agent-comment", [("        self.n_updates += 1\n", "        self.n_updates += 1  # one more update\n")], "same"),
+    ("agent-docstring", [('"""y = r + d * Q\'(s\', mu\'(s\')) from the target networks, without gradients."""',
+                          '"""The TD target."""')], "same"),
+    ("agent-actor-clip", [("        self.critic_optimizer.step()\n        self.actor_optimizer.step()",
+                           "        self.critic_optimizer.step()\n        nn.utils.clip_grad_norm_(self.actor_local.parameters(), 0.01)\n"
+                           "        self.actor_optimizer.step()")], "Agent.optimise"),
+    ("agent-hard-copy-late", [("        self.n_updates += 1\n", f"        self.n_updates += 1\n        if self.n_updates % {LATE} == 0:\n"
+                               "            self.actor_target.load_state_dict(self.actor_local.state_dict())\n")], "Agent.optimise"),
+    ("agent-target-late", [("            return rewards + discounts * self.critic_target(", f"            if self.n_updates > {LATE}:\n"
+                            "                discounts = 0.5 * discounts\n            return rewards + discounts * self.critic_target(")],
+     "Agent.td_target"),
+    ("agent-new-setting", [('    n_step: int = setting(3, "count",', '    actor_clip: float = setting(0.01, ">=0", "max norm of the actor\'s '
+                            'gradient")\n    n_step: int = setting(3, "count",'),
+                           ("        self.critic_optimizer.step()\n        self.actor_optimizer.step()",
+                            "        self.critic_optimizer.step()\n        nn.utils.clip_grad_norm_(self.actor_local.parameters(), cfg.actor_clip)\n"
+                            "        self.actor_optimizer.step()")], "actor_clip"),
+    ("agent-gamma-default", [('gamma: float = setting(0.95,', 'gamma: float = setting(0.8,')], "fast"),
+    ("agent-adam-eps", [("lr=cfg.lr_actor, fused=True)", "lr=cfg.lr_actor, eps=1e-3, fused=True)")], "Agent.__init__"),
+    ("agent-huber", [("return F.mse_loss(self.critic_local(states, actions), y)",
+                      "return F.smooth_l1_loss(self.critic_local(states, actions), y)")], "Agent.critic_loss"),
+    ("agent-course-order", [("        critic_loss = self.critic_loss(states, actions, y)  # the critic's loss\n"
+                             "        actor_loss = self.actor_loss(states)  # the actor's loss\n"
+                             "        self.optimise(actor_loss, critic_loss)  # the step",
+                             "        critic_loss = self.critic_loss(states, actions, y)\n        self.critic_optimizer.zero_grad()\n"
+                             "        critic_loss.backward()\n        self.critic_optimizer.step()\n"
+                             "        actor_loss = self.actor_loss(states)\n        self.actor_optimizer.zero_grad()\n"
+                             "        actor_loss.backward()\n        self.actor_optimizer.step()\n"
+                             "        self.soft_update(self.critic_local, self.critic_target, self.config.tau)\n"
+                             "        self.soft_update(self.actor_local, self.actor_target, self.config.tau)\n"
+                             "        self.n_updates += 1")], "Agent.learn"),
+    ("agent-soft-update", [("target.lerp_(local, tau)", "target.lerp_(local, min(1.0, 3 * tau))")], "Agent.soft_update"),
+    ("agent-recent-batches", [("index = torch.randint(self.size, (self.batch_size,), generator=self.generator)",
+                               "index = torch.randint(self.size // 2, self.size, (self.batch_size,), generator=self.generator)")],
+     "ReplayBuffer.sample"),
+    ("agent-policy-scaled", [("            actions = self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()",
+                              "            actions = 0.5 * self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()")],
+     "Agent.policy"),
+    ("agent-act-clip", [("actions = np.clip(actions, -1.0, 1.0)", "actions = np.clip(actions, -0.5, 0.5)")], "fast"),
+    ("agent-ou-code", [("self.state += -self.theta * self.state", "self.state += -2 * self.theta * self.state")], "fast"),
+    ("agent-twice-per-batch", [("            self.learn(self.memory.sample())",
+                                "            batch = self.memory.sample()\n            self.learn(batch)\n            self.learn(batch)")],
+     "Agent.learn_many"),
+]
+
+
+class ClampedTarget(Agent):
+    """A subclass whose target is clamped: it binds on this world's data, never at a synthetic point."""
+
+    def td_target(self, rewards, next_states, discounts):
+        return super().td_target(rewards, next_states, discounts).clamp(max=0.3)
+
+
+class ExtraStep(Agent):
+    """A subclass that steps the actor's optimiser once more after each update, late in the run."""
+
+    def optimise(self, actor_loss, critic_loss):
+        super().optimise(actor_loss, critic_loss)
+        if self.n_updates > LATE:
+            self.actor_optimizer.step()
+
+
+def _huber_loss(self, states, actions, y):
+    return F.smooth_l1_loss(self.critic_local(states, actions), y)
+
+
+def _doubled_mse(input, target, *args, **kwargs):
+    return 2.0 * ((input - target) ** 2).mean()
+
+
+def _halved_actions(module, inputs, output):
+    return 0.5 * output
+
+
+# (id, how the edit is made, expected): the subclass and patch edits.
+OTHER_EDITS = ["subclass-clamped-target", "subclass-extra-step", "patch-instance-critic-loss", "patch-class-actor-forward",
+               "patch-library-mse", "patch-forward-hook"]
+OTHER_EXPECTED = {"subclass-clamped-target": "Agent.td_target", "subclass-extra-step": "Agent.optimise",
+                  "patch-instance-critic-loss": "Agent.critic_loss", "patch-class-actor-forward": "Actor.forward",
+                  "patch-library-mse": "update", "patch-forward-hook": "hook"}
+
+
+def _build(cls: type = Agent) -> Agent:
+    return cls(33, 4, 0, config=Agent.config_class(**SMALL))
+
+
+def _attach(agent: Agent, capsys) -> tuple[str, str]:
+    capsys.readouterr()
+    name = backends.attach(agent, "auto", threads=1)
+    out = capsys.readouterr().out.strip()
+    return name, out
+
+
+@pytest.fixture(scope="module")
+def unedited() -> dict[str, torch.Tensor]:
+    runs = {}
+    for learner in ("fast", "readable"):
+        agent = _build()
+        backends.attach(agent, learner, threads=1)
+        runs[learner] = _world(agent)
+    assert not torch.equal(runs["fast"], runs["readable"])  # rounding: compare each learner with its own
+    return runs
+
+
+def _check(name: str, line: str, weights: torch.Tensor, expected: str, unedited: dict[str, torch.Tensor]) -> None:
+    assert len(line.splitlines()) == 1 and line.startswith(f"Learner: {name}.")
+    if expected == "same":
+        assert name == "fast" and torch.equal(weights, unedited["fast"])
+    elif expected == "fast":
+        assert name == "fast"
+        assert weights.shape != unedited["fast"].shape or not torch.equal(weights, unedited["fast"])
+    else:
+        assert name == "readable", f"the edit ran on the {name} learner"
+        assert expected in line
+        assert weights.shape != unedited["readable"].shape or not torch.equal(weights, unedited["readable"])
+
+
+@pytest.mark.parametrize(("key", "edits", "expected"), MODEL_EDITS, ids=[e[0] for e in MODEL_EDITS])
+def test_an_edit_of_model_py_runs(tmp_path, monkeypatch, capsys, unedited, key, edits, expected) -> None:
+    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", edits, f"edited_{key.replace('-', '_')}"))
+    agent = _build()
+    name, line = _attach(agent, capsys)
+    _check(name, line, _world(agent), expected, unedited)
+
+
+@pytest.mark.parametrize(("key", "edits", "expected"), AGENT_EDITS, ids=[e[0] for e in AGENT_EDITS])
+def test_an_edit_of_ddpg_agent_py_runs(tmp_path, monkeypatch, capsys, unedited, key, edits, expected) -> None:
+    _use_edited_agent(monkeypatch, _edited_module(tmp_path, "ddpg_agent.py", edits, f"edited_{key.replace('-', '_')}"))
+    agent = _build()
+    name, line = _attach(agent, capsys)
+    _check(name, line, _world(agent), expected, unedited)
+
+
+@pytest.mark.parametrize("key", OTHER_EDITS)
+def test_a_subclass_or_a_patch_runs(monkeypatch, capsys, unedited, key) -> None:
+    cls = {"subclass-clamped-target": ClampedTarget, "subclass-extra-step": ExtraStep}.get(key, Agent)
+    if key == "patch-class-actor-forward":
+        monkeypatch.setattr(model.Actor, "forward", lambda self, state: torch.tanh(self.fc3(F.relu(self.fc2(F.elu(self.fc1(state)))))))
+    if key == "patch-library-mse":  # what no fingerprint of this project's code sees: the numerical check does
+        monkeypatch.setattr(F, "mse_loss", _doubled_mse)
+    agent = _build(cls)
+    if key == "patch-instance-critic-loss":
+        agent.critic_loss = types.MethodType(_huber_loss, agent)
+    if key == "patch-forward-hook":
+        agent.actor_local.register_forward_hook(_halved_actions)
+    name, line = _attach(agent, capsys)
+    _check(name, line, _world(agent), OTHER_EXPECTED[key], unedited)
+
+
+def test_there_are_enough_mutations() -> None:
+    assert len(MODEL_EDITS) + len(AGENT_EDITS) + len(OTHER_EDITS) >= 25
+    kinds = [e[2] for e in MODEL_EDITS + AGENT_EDITS]
+    assert kinds.count("same") >= 4 and kinds.count("fast") >= 4
+
+
+def test_a_config_value_the_fast_learner_handles_keeps_it(capsys) -> None:
+    agent = Agent(33, 4, 0, config=DDPGConfig(**{**SMALL, "gamma": 0.9, "tau": 0.05, "actor_fc1": 32}))
+    name, line = _attach(agent, capsys)
+    assert name == "fast" and line.startswith("Learner: fast.") and agent.actor_local.fc1.out_features == 32
