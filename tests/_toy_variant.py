@@ -21,4 +21,4 @@ class ScaledCriticLoss:
         return self.config.critic_loss_scale * super().critic_loss(states, actions, y)  # type: ignore[misc]
 
 
-TOY = Variant("critic_loss_scale", ScaledCriticLoss, fields=(("critic_loss_scale", float, setting(1.0, ">=0", "the critic loss is multiplied by this")),))
+TOY = Variant("critic_loss_scale", ScaledCriticLoss, fields=(("critic_loss_scale", float, setting(1.0, ">=0", "critic loss scale")),))
