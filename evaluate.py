@@ -14,6 +14,7 @@ With --out it writes the per-episode scores (CSV) and the summary (JSON) there.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from collections.abc import Sequence
@@ -132,18 +133,23 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ddpg import rundir  # PyTorch loads here, once --help has been answered
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        parser.error(f"--out {args.out} is a file; expected a folder")
-    if args.out is not None:
-        try:  # before the episodes are played, not after
-            Path(args.out).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            parser.error(f"--out {args.out} cannot be created: {exc.strerror or exc}")
+    with contextlib.ExitStack() as held:  # --out's lock (ddpg.run_lock), let go however main ends
+        return _main(parser, args, argv is None, held)
+
+
+def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_line: bool,
+          held: contextlib.ExitStack) -> int:
+    """``main`` once the command line has parsed; --out's folder is held in ``held``."""
+    from ddpg import run_lock, rundir  # PyTorch loads here, once --help has been answered
     try:
-        reproducible.ensure(args.reproducible, command_line=argv is None)
+        reproducible.ensure(args.reproducible, command_line=command_line)  # may relaunch: before a folder is made
     except reproducible.NotPinned as exc:
         parser.error(str(exc))
+    if args.out is not None:
+        try:  # before the episodes are played, not after; one writer (a run training there refuses it)
+            held.enter_context(run_lock.claim(args.out))
+        except ValueError as exc:
+            parser.error(str(exc))
     try:
         agent = load_agent(args.actor, args.critic, seed=0, run=args.run, device=resolve_device(args.device))
     except (FileNotFoundError, ValueError) as exc:

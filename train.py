@@ -19,6 +19,7 @@ settings, or the recorded run on ``--resume``) into one frozen ``RunConfig``; th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 from pathlib import Path
@@ -39,20 +40,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     typed = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(typed)
+    with contextlib.ExitStack() as held:  # the run folder's lock (ddpg.run_lock), let go however main ends
+        return _main(parser, args, typed, argv is None, held)
+
+
+def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list[str], command_line: bool,
+          held: contextlib.ExitStack) -> int:
+    """``main`` once the command line has parsed, holding the run folder's lock in ``held``."""
     import torch
 
-    from ddpg import reproducible, rundir
+    from ddpg import reproducible, run_lock, rundir
     from ddpg.run_config import resolve
     from ddpg.tasks import open_environment
 
     command = "python train.py " + " ".join(shlex.quote(a) for a in typed)
+    try:
+        if args.resume is not None:  # one writer: taken before the run is read (it makes no folder)
+            held.enter_context(run_lock.claim(args.resume, "--resume", create=False))
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         record = rundir.resumable_record(args.resume) if args.resume is not None else None
     except (FileNotFoundError, ValueError) as exc:
         parser.error(f"--resume: {exc}")
     try:
         cfg = resolve(args, given_options(parser, typed), record, command)
-        reproducible.ensure(cfg.reproducible, command_line=argv is None)
+        reproducible.ensure(cfg.reproducible, command_line=command_line)  # may relaunch: before a folder is made
+        if cfg.resume is None:  # made here, and removed again if a refusal leaves it empty
+            held.enter_context(run_lock.claim(cfg.out))
         rundir.check_out_dir(cfg.out, allow_existing_run=cfg.force or cfg.resume is not None)
     except (ValueError, reproducible.NotPinned) as exc:
         parser.error(str(exc))
@@ -64,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         env = open_environment(cfg.env_id, cfg.n_agents, cfg.seed, unity=cfg.unity, verbose=True)
     except (ImportError, RuntimeError) as exc:  # --unity without the unityagents client, or a failed start
         parser.error(f"--unity: {exc}")
-    except ValueError as exc:  # a task DDPG cannot drive
-        parser.error(f"--env: {exc}")
+    except ValueError as exc:  # a task DDPG cannot drive; for the built-in Reacher, REACHER_THREADS (named)
+        parser.error(f"--env: {exc}" if cfg.gymnasium else str(exc))
     try:
         run(cfg, env, parser)
     except rundir.SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact

@@ -292,10 +292,10 @@ def _unwritable(path: Path) -> str | None:
     removed there (the name of a writer's temporary file, so nothing of another's is touched)."""
     from ddpg import rundir
 
-    if path.is_dir():
-        return "it is a folder"
     probe = path.with_name(f".{path.name}{rundir.TEMPORARY_MARK}{os.getpid()}")
-    try:
+    try:  # (is_dir raises, rather than answers, for a name the file system refuses as too long)
+        if path.is_dir():
+            return "it is a folder"
         path.parent.mkdir(parents=True, exist_ok=True)
         probe.open("wb").close()
         probe.unlink()
@@ -412,6 +412,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None and (problem := _unwritable(Path(args.out))) is not None:  # before any rendering
         parser.error(f"--out {args.out} cannot be written ({problem}); expected a file in a folder that can be "
                      "written (missing folders are made)")
+    if args.out is not None:  # not into a run folder while a run writes there
+        from ddpg import run_lock
+
+        try:
+            run_lock.refuse_if_in_use(Path(args.out).parent, f"--out {args.out}: its folder")
+        except ValueError as exc:
+            parser.error(str(exc))
 
     from ddpg import rundir
 
