@@ -66,6 +66,29 @@ def learner(agent: Any) -> str:
     return agent.backend.name if agent.backend is not None else "readable"
 
 
+def network_shapes(agent: Any) -> dict[str, dict[str, list[int]]]:
+    """The shape of every tensor of the actor's and the critic's state (weights, and batch norm's
+    statistics where model.py has it): what a rebuilt agent must have to take the run's checkpoints."""
+    return {net: {name: list(t.shape) for name, t in getattr(agent, f"{net}_local").state_dict().items()}
+            for net in ("actor", "critic")}
+
+
+def differing_shapes(agent: Any, recorded: dict[str, dict[str, list[int]]] | None) -> str | None:
+    """None when the agent's networks have the recorded shapes (or there is no record); else the first
+    difference, in a few words."""
+    if not recorded:
+        return None
+    built = network_shapes(agent)
+    for net in ("actor", "critic"):
+        want, got = recorded.get(net, {}), built[net]
+        for name in sorted(set(want) | set(got)):
+            if want.get(name) != got.get(name):
+                def shape(s: list[int] | None) -> str:
+                    return "no such tensor" if s is None else "x".join(map(str, s)) or "a scalar"
+                return f"the run's {net} has {name} {shape(want.get(name))}, model.py builds {shape(got.get(name))}"
+    return None
+
+
 def threads(agent: Any) -> int:
     """The threads its updates use (the fast back-end's count; one otherwise)."""
     return getattr(agent.backend, "threads", 1)
@@ -197,5 +220,5 @@ def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
             "last_states": saved["last_next"]}
 
 
-__all__ = ["NETWORKS", "adam_states_from_flat", "capture", "learner", "load_optimizer_state", "on_cpu",
-           "optimizer_state", "restore", "settle", "tensor_state", "threads"]
+__all__ = ["NETWORKS", "adam_states_from_flat", "capture", "differing_shapes", "learner", "load_optimizer_state",
+           "network_shapes", "on_cpu", "optimizer_state", "restore", "settle", "tensor_state", "threads"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from ddpg import backends, rundir
+from ddpg import agent_state, backends, rundir
 from ddpg.backends import LEARNERS
 from ddpg.variants import VariantAgent, parse_config, variants_of
 from ddpg.variants.config import NETWORK_KEYS
@@ -42,6 +42,10 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: 
     if agent_class is None:
         agent_class = VariantAgent if variants_of(config) else Agent
     agent = agent_class(record.state_size, record.action_size, seed, config=config, device=device)
+    differs = agent_state.differing_shapes(agent, record.networks)
+    if differs:
+        raise ValueError(f"{os.fspath(run_dir)} cannot be rebuilt: {differs} (model.py changed since the run; its "
+                         f"commit is {record.git_commit or 'in run.json'}): put those layers back as they were")
     return rundir.load_checkpoints(agent, Path(run_dir) / rundir.ACTOR_FILE, Path(run_dir) / rundir.CRITIC_FILE)
 
 

@@ -77,6 +77,12 @@ class RunRecord:
     unity: str | None = field(default=None, metadata=ONLY_WHEN_SET)
     # one entry per --resume: command, from_episode, exact
     resumed: list[dict[str, Any]] | None = field(default=None, metadata=ONLY_WHEN_SET)
+    # each part's learner, the first run's then each resume's (``learner`` is the last part's): an
+    # edit between parts sends a resume to the readable learner
+    learners: list[str] | None = field(default=None, metadata=ONLY_WHEN_SET)
+    # the layer shapes of the networks built, by parameter name: what watch.py, evaluate.py and
+    # --resume must build again (model.py's widths may have changed since)
+    networks: dict[str, dict[str, list[int]]] | None = field(default=None, metadata=ONLY_WHEN_SET)
     other: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
 
 

@@ -280,3 +280,25 @@ def test_a_config_value_the_fast_learner_handles_keeps_it(capsys) -> None:
     agent = Agent(33, 4, 0, config=DDPGConfig(**{**SMALL, "gamma": 0.9, "tau": 0.05, "actor_fc1": 32}))
     name, line = _attach(agent, capsys)
     assert name == "fast" and line.startswith("Learner: fast.") and agent.actor_local.fc1.out_features == 32
+
+
+BATCH_NORM_ACTOR = MODEL_EDITS[[e[0] for e in MODEL_EDITS].index("model-batch-norm-actor")][1]
+
+
+def test_batch_norm_written_in_model_py_is_trained_then_evaluated_and_watched_with_one_arm(tmp_path, monkeypatch, capsys) -> None:
+    import evaluate
+    import train
+    import watch
+
+    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_run"))
+    run = tmp_path / "run"
+    config = '{"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}'
+    assert train.main(["--episodes", "2", "--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config", config,
+                       "--out", str(run)]) == 0
+    assert "Learner: readable." in capsys.readouterr().out
+    record = __import__("json").loads((run / "run.json").read_text())
+    assert record["learners"] == ["readable"] and "bn1.running_mean" in record["networks"]["actor"]
+    assert evaluate.main(["--run", str(run), "--agents", "1", "--episodes", "1", "--no-progress"]) == 0
+    assert watch.main(["--run", str(run), "--agents", "1", "--steps", "20", "--no-viewer",
+                       "--out", str(tmp_path / "arm.png")]) == 0
+    assert (tmp_path / "arm.png").stat().st_size > 0

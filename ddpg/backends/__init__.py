@@ -30,7 +30,6 @@ subclass or a monkeypatch) sends ``auto`` to the readable learner, and ``--learn
 
 from __future__ import annotations
 
-from ddpg.backends import admission
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
 from ddpg.backends.proof import fast_cpu_differs
@@ -71,6 +70,8 @@ def fast_cpu_problem(agent: Agent) -> str | None:
     code it restates must be the code it was written from (``admission``), the networks of the shapes
     it takes (``supports``), and, on copies, its update must match the agent's own to rounding
     (``proof``: what a fingerprint cannot see, such as a patched library function). Never raises."""
+    from ddpg.backends import admission  # here: python -m ddpg.backends.admission runs it as __main__
+
     try:
         switched_on = sorted(set(variants_of(agent.config)) - registry.data_only())
         if switched_on:

@@ -187,9 +187,10 @@ def differences(agent: Any, record: dict[str, Any] | None = None) -> str | None:
     try:
         record = read_record() if record is None else record
         known = set(record["config_fields"])
+        import ddpg_agent
         from ddpg.variants.config import VariantConfig  # its fields are off here: fast_cpu.supports rules variants out
 
-        variant_fields = {f.name for f in fields(VariantConfig)} - known
+        variant_fields = {f.name for f in fields(VariantConfig)} - {f.name for f in fields(ddpg_agent.DDPGConfig)}
         unknown = [f.name for f in fields(agent.config) if f.name not in known and f.name not in variant_fields]
         if unknown:
             return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which the fast learner does not know"

@@ -44,8 +44,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddpg.variants import compose, registry
 from ddpg.variants import config as variant_config
-from ddpg.variants import registry
 from ddpg.variants.config import VariantConfig
 from ddpg_agent import Agent, DDPGConfig, given
 from model import Critic
@@ -79,6 +79,9 @@ class VariantAgent(Agent):
 
     def __init__(self, state_size: int, action_size: int, random_seed: int,
                  config: DDPGConfig | None = None, device: torch.device | str = "cpu", **overrides: Any) -> None:
+        found = compose.problem(type(self))
+        if found:
+            raise ValueError(f"these variants do not compose: {found}")
         super().__init__(state_size, action_size, random_seed, config, device, **overrides)
         # The targets only ever evaluate: batch norm's running statistics, NoisyNet's mean weights.
         self.actor_target.eval()

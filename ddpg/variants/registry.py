@@ -26,6 +26,29 @@ from ddpg.variants.noisy import NoisyExploration
 from ddpg.variants.prioritized import PrioritizedReplay
 from ddpg.variants.twin import PolicyDelay, TargetSmoothing, TwinCritics
 
+# The parts a piece may replace or wrap, each named once: (the part that calls it in an update, or
+# the constructor for the networks, noise and buffer; the concern it owns). A piece that replaces
+# a part must call super() where another active piece's part comes after it, and a part a variant
+# ``needs`` must be called by its caller, up to ``learn_many`` (``compose.problem`` refuses otherwise).
+PARTS: dict[str, tuple[str, str]] = {
+    "make_actor": ("__init__", "the actor network"),
+    "make_critic": ("__init__", "the critic module: one critic, a pair or an ensemble"),
+    "make_one_critic": ("make_critic", "one critic network"),
+    "make_noise": ("__init__", "the exploration noise"),
+    "make_memory": ("__init__", "the replay buffer"),
+    "learn": ("learn_many", "one update from a batch, through td_target, critic_loss, actor_loss and optimise"),
+    "td_target": ("learn", "the TD target y"),
+    "target_action": ("td_target", "the target actor's action at s'"),
+    "target_value": ("td_target", "the target critics' value at (s', a')"),
+    "smallest": ("target_value", "the value a target takes from several critics' values"),
+    "critic_loss": ("learn", "the loss of every critic"),
+    "critic_values": ("critic_loss", "each critic's Q(s, a)"),
+    "value_loss": ("critic_loss", "the loss from the critics' values and y"),
+    "actor_loss": ("learn", "the actor's loss"),
+    "optimise": ("learn", "the gradient steps and the targets' update"),
+    "soft_update": ("optimise", "the targets' update"),
+}
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -42,6 +65,7 @@ class Variant:
     data_only: bool = False
     capture_problem: str | None = None
     fields: tuple[tuple[str, type, Any], ...] = ()  # a registered variant's own config fields: (name, type, setting)
+    needs: tuple[str, ...] = ()  # its parts (PARTS) that every update must call, or it silently does nothing
 
     def is_on(self, config: Any) -> bool:
         now = getattr(config, self.switch, None)
@@ -53,16 +77,17 @@ class Variant:
 
 VARIANTS: list[Variant] = [
     Variant("replay", PrioritizedReplay, "prioritized", ("per_alpha", "per_beta", "per_beta_updates", "per_eps"),
-            capture_problem="prioritized replay keeps its sum tree on the host and updates it after every update"),
+            capture_problem="prioritized replay keeps its sum tree on the host and updates it after every update",
+            needs=("learn", "value_loss")),
     Variant("exploration", NoisyExploration, "noisy", ("noisy_sigma0",),
-            capture_problem="NoisyNet draws its weight noise from a CPU generator"),
+            capture_problem="NoisyNet draws its weight noise from a CPU generator", needs=("learn",)),
     Variant("exploration", GaussianExploration, "gaussian"),
     Variant("goal_paths", GoalPathsPiece, data_only=True),
-    Variant("crossq", CrossQ, True, ("renorm_warmup",)),
-    Variant("policy_delay", PolicyDelay),
-    Variant("target_noise", TargetSmoothing, settings=("target_noise_clip",)),
-    Variant("twin_critics", TwinCritics),
-    Variant("ensemble", Ensemble, settings=("ensemble_subset",)),
+    Variant("crossq", CrossQ, True, ("renorm_warmup",), needs=("td_target", "critic_loss")),
+    Variant("policy_delay", PolicyDelay, needs=("optimise",)),
+    Variant("target_noise", TargetSmoothing, settings=("target_noise_clip",), needs=("target_action",)),
+    Variant("twin_critics", TwinCritics, needs=("critic_values",)),
+    Variant("ensemble", Ensemble, settings=("ensemble_subset",), needs=("critic_values",)),
     Variant("batch_norm", BatchNormNetworks),
 ]
 
@@ -103,4 +128,4 @@ def unregister(variant: Variant) -> None:
     VARIANTS.remove(variant)
 
 
-__all__ = ["VARIANTS", "Variant", "capture_problems", "data_only", "needs", "pieces", "register", "switches", "unregister"]
+__all__ = ["PARTS", "VARIANTS", "Variant", "capture_problems", "data_only", "needs", "pieces", "register", "switches", "unregister"]

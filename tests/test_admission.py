@@ -1,0 +1,115 @@
+"""The fast learner's admission: its record of the code it restates matches the code on disk, what
+differs is named, a check that fails runs the readable learner, and a run records what ran."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import evaluate
+import train
+from ddpg import backends
+from ddpg.backends import admission
+from ddpg_agent import Agent, DDPGConfig
+from tests.test_mutations import BATCH_NORM_ACTOR, _edited_module, _use_edited_model
+
+SMALL = '{"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}'
+RUN = ["--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config", SMALL]
+
+
+def test_the_record_is_the_code_on_disk(capsys) -> None:
+    """Edit ddpg_agent.py or model.py's restated code without fast_cpu.py, and this fails: remake the
+    record (python -m ddpg.backends.admission --write) only once the fast learner restates the edit."""
+    assert admission.main([]) == 0
+    record = admission.read_record()
+    assert record["code"] == admission.source_fingerprints()
+    assert record["config_fields"] == admission.plain_fields()
+
+
+def test_a_record_that_differs_names_the_part(tmp_path) -> None:
+    record = admission.read_record()
+    record["code"]["Agent.optimise"] = ["0" * 16]
+    assert "Agent.optimise" in admission.differences(Agent(33, 4, 0, buffer_size=1000), record)
+    record = admission.read_record()
+    record["config_fields"].remove("tau")
+    assert "tau" in admission.differences(Agent(33, 4, 0, buffer_size=1000), record)
+
+
+def _documented():
+    def f(x):
+        """One docstring."""
+        return x + 1  # a comment
+    return f
+
+
+def _commented():
+    def f(x):
+        # another comment
+
+        return x + 1
+    return f
+
+
+def _changed():
+    def f(x):
+        """One docstring."""
+        return x + 2
+    return f
+
+
+def test_comments_and_docstrings_do_not_count() -> None:
+    assert admission.fingerprint(_documented()) == admission.fingerprint(_commented())
+    assert admission.fingerprint(_documented()) != admission.fingerprint(_changed())
+
+
+def test_a_check_that_fails_runs_the_readable_learner(monkeypatch, capsys) -> None:
+    def broken(agent):
+        raise RuntimeError("something unexpected")
+
+    monkeypatch.setattr(admission, "fingerprints", broken)
+    agent = Agent(33, 4, 0, config=DDPGConfig(buffer_size=1000))
+    assert backends.attach(agent, "auto", threads=1) == "readable"
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("Learner: readable.") and "something unexpected" in line and len(line.splitlines()) == 1
+
+
+def test_an_edit_drawing_from_numpys_global_stream_repeats_with_the_seed(tmp_path, monkeypatch) -> None:
+    act = Agent.act
+
+    def jittery(self, states, add_noise=True):
+        return act(self, states, add_noise) + 0.01 * np.random.standard_normal((len(states), 4))  # noqa: NPY002
+
+    monkeypatch.setattr(Agent, "act", jittery)
+    np.random.seed(123)  # noqa: NPY002 (whatever the stream was left at, the run seeds it)
+    assert train.main(["--episodes", "1", *RUN, "--out", str(tmp_path / "a")]) == 0
+    assert train.main(["--episodes", "1", *RUN, "--out", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "a" / "scores.csv").read_bytes() == (tmp_path / "b" / "scores.csv").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def plain_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plain") / "run"
+    assert train.main(["--episodes", "1", *RUN, "--save-every", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_a_resume_after_an_edit_records_each_parts_learner(tmp_path, monkeypatch, plain_run) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(plain_run, run)
+    assert json.loads((run / "run.json").read_text())["learners"] == ["fast"]
+    monkeypatch.setattr(Agent, "td_target", lambda self, r, ns, d: r)  # an edit between the two parts
+    assert train.main(["--resume", str(run), "--episodes", "2", "--no-progress", "--quiet"]) == 0
+    record = json.loads((run / "run.json").read_text())
+    assert record["learners"] == ["fast", "readable"] and record["learner"] == "readable"
+
+
+def test_a_run_whose_layers_model_py_no_longer_builds_is_refused_in_one_line(tmp_path, monkeypatch, capsys, plain_run) -> None:
+    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_rebuild"))
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--run", str(plain_run), "--agents", "1", "--episodes", "1", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and "bn1" in err[-1] and "Traceback" not in "\n".join(err)

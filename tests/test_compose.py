@@ -1,0 +1,100 @@
+"""Variants compose or refuse: a part an active variant needs is never skipped in silence."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import train as train_mod
+from ddpg.variants import VariantAgent, compose, parse_config, registry
+from ddpg.variants.registry import Variant
+from ddpg_agent import Agent, setting
+from tests._toy_variant import TOY
+
+
+class HuberLoss:
+    """A piece that replaces the critic's loss outright, as docs/variants.md allows, without super()."""
+
+    def critic_loss(self, states, actions, y):
+        return F.smooth_l1_loss(self.critic_local(states, actions), y)
+
+
+HUBER = Variant("huber", HuberLoss, fields=(("huber", bool, setting(False, "bool", "Huber loss for the critic")),))
+
+
+def _course_learn(self, experiences):
+    """The course's order: the critic steps, then the actor; optimise is never called."""
+    states, actions, rewards, next_states, discounts = experiences
+    critic_loss = self.critic_loss(states, actions, self.td_target(rewards, next_states, discounts))
+    self.critic_optimizer.zero_grad()
+    critic_loss.backward()
+    self.critic_optimizer.step()
+    actor_loss = self.actor_loss(states)
+    self.actor_optimizer.zero_grad()
+    actor_loss.backward()
+    self.actor_optimizer.step()
+    self.soft_update(self.critic_local, self.critic_target, self.config.tau)
+    self.soft_update(self.actor_local, self.actor_target, self.config.tau)
+
+
+@pytest.fixture
+def huber():
+    registry.register(HUBER)
+    compose.problem.cache_clear()
+    yield
+    registry.unregister(HUBER)
+    compose.problem.cache_clear()
+
+
+@pytest.mark.parametrize("values", [{"preset": "td3"}, {"preset": "redq"}, {"preset": "crossq"}, {"replay": "prioritized"},
+                                    {"exploration": "noisy"}, {"exploration": "gaussian"}, {"batch_norm": True},
+                                    {"goal_paths": 2}, {"preset": "td3", "replay": "prioritized"},
+                                    {"twin_critics": True, "exploration": "noisy"}])
+def test_the_built_in_variants_compose(values) -> None:
+    agent = VariantAgent(33, 4, 0, config=parse_config({**values, "buffer_size": 1000}))
+    assert compose.problem(type(agent)) is None
+
+
+def test_a_piece_that_replaces_the_critic_loss_is_refused_with_twin_critics(huber) -> None:
+    assert VariantAgent(33, 4, 0, config=parse_config({"huber": True, "buffer_size": 1000}))  # alone it composes
+    with pytest.raises(ValueError, match=r"HuberLoss\.critic_loss does not call critic_values, so twin_critics"):
+        VariantAgent(33, 4, 0, config=parse_config({"huber": True, "twin_critics": True, "buffer_size": 1000}))
+
+
+def test_a_piece_that_wraps_the_critic_loss_composes_with_twin_critics() -> None:
+    registry.register(TOY)
+    compose.problem.cache_clear()
+    try:
+        agent = VariantAgent(33, 4, 0, config=parse_config({"critic_loss_scale": 2.0, "twin_critics": True, "buffer_size": 1000}))
+        before = [p.clone() for p in agent.critic_local.q2.parameters()]
+        agent.memory.add(torch.randn(64, 33).numpy(), torch.zeros(64, 4).numpy(), torch.ones(64).numpy(),
+                         torch.randn(64, 33).numpy(), 0.9)
+        agent.learn(agent.memory.sample())
+        assert any(not torch.equal(a, b) for a, b in zip(before, agent.critic_local.q2.parameters(), strict=True))
+    finally:
+        registry.unregister(TOY)
+        compose.problem.cache_clear()
+
+
+def test_a_learn_that_skips_optimise_is_refused_with_the_policy_delay(monkeypatch) -> None:
+    monkeypatch.setattr(Agent, "learn", _course_learn)
+    compose.problem.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"Agent\.learn does not call optimise, so policy_delay's PolicyDelay"):
+            VariantAgent(33, 4, 0, config=parse_config({"preset": "td3", "buffer_size": 1000}))
+        assert VariantAgent(33, 4, 0, config=parse_config({"exploration": "gaussian", "buffer_size": 1000}))
+    finally:
+        compose.problem.cache_clear()
+
+
+def test_train_py_refuses_it_in_one_line(tmp_path, capsys, huber) -> None:
+    config = json.dumps({"huber": True, "twin_critics": True, "buffer_size": 5000, "warmup": 64})
+    with pytest.raises(SystemExit) as stop:
+        train_mod.main(["--episodes", "1", "--agents", "2", "--max-t", "20", "--quiet", "--no-progress",
+                        "--config", config, "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and "do not compose" in err[-1] and "Traceback" not in "\n".join(err)
+    assert not (tmp_path / "run" / "run.json").exists()
