@@ -95,7 +95,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
-    from ddpg import callbacks, rundir
+    from ddpg import callbacks, memory_need, rundir
     from ddpg.agents import make_agent
     from ddpg.loop import train
     from ddpg.value_maps import Recorder
@@ -104,6 +104,9 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         print(f"{cfg.env_id} has no solve threshold (pass --target): training runs {cfg.loop.episodes} episodes")
     brain = env.brains[env.brain_names[0]]  # type: ignore[attr-defined]
     sizes = (brain.vector_observation_space_size, brain.vector_action_space_size, cfg.seed)
+    too_big = memory_need.problem(cfg.agent, sizes[0], sizes[1], cfg.device)  # before the buffer is allocated
+    if too_big is not None:
+        parser.error(too_big)
     try:
         agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.threads, cfg.device)
     except ValueError as exc:  # a learner that cannot serve this agent or device

@@ -502,3 +502,37 @@ def test_sweep_without_ray_names_the_make_target_that_installs_it(monkeypatch, c
     line = _one_line_error(capsys, lambda: sweep.main(["--seeds", "1"]))
     assert _said(line) == "Ray is not installed: pip install -r requirements-sweep.txt (or make sweep-setup)"
     assert "\nsweep-setup:" in (ROOT / "Makefile").read_text()
+
+
+# ------------------------------------------------------------- sizes the machine cannot hold
+@pytest.mark.parametrize(("config", "setting"), [({"buffer_size": 10**11}, "buffer_size"),
+                                                  ({"buffer_size": 1000, "warmup": 10, "batch_size": 10**9},
+                                                   "batch_size")])
+def test_a_size_the_machine_cannot_hold_is_one_line_before_anything_is_allocated(tmp_path, capsys, monkeypatch,
+                                                                                 config, setting) -> None:
+    import ddpg.agents
+
+    monkeypatch.setattr(ddpg.agents, "make_agent", lambda *a, **k: pytest.fail("the agent was made"))
+    out = tmp_path / "runs" / "big"
+    line = _one_line_error(capsys, lambda: train_mod.main(["--config", json.dumps(config), "--agents", "2",
+                                                           "--episodes", "1", "--out", str(out)]))
+    assert _said(line).startswith(f"--config: {setting} {config[setting]:,} cannot be held") and "bytes" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_memory_estimate_takes_what_the_machine_has(tmp_path) -> None:
+    from ddpg import memory_need
+    from ddpg_agent import DDPGConfig
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       16000000 kB\nMemAvailable:    1000000 kB\n")
+    assert memory_need.available(meminfo, tmp_path / "no_cgroup") == (1_024_000_000, "MemAvailable in /proc/meminfo")
+    (tmp_path / "memory.max").write_text("600000000\n")
+    (tmp_path / "memory.current").write_text("100000000\n")
+    assert memory_need.available(meminfo, tmp_path)[0] == 500_000_000  # a container's limit, when lower
+    config = DDPGConfig(buffer_size=1_000_000, batch_size=256)
+    buffer, _ = memory_need.needed(config, 33, 4)
+    assert buffer == 1_000_000 * 72 * 4  # 288 MB: the default fits a 1 GB machine, not a 0.2 GB one
+    assert memory_need.problem(config, 33, 4, room=(10**9, "test")) is None
+    said = memory_need.problem(config, 33, 4, room=(2 * 10**8, "test"))
+    assert said is not None and "buffer_size 1,000,000" in said and "200,000,000 bytes" in said
