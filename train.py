@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
 def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list[str], command_line: bool,
           held: contextlib.ExitStack) -> int:
     """``main`` once the command line has parsed, holding the run folder's lock in ``held``."""
+    import random
+
+    import numpy as np
     import torch
 
     from ddpg import reproducible, run_lock, rundir
@@ -74,7 +77,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     if cfg.unity is not None and not Path(cfg.unity).exists():
         parser.error(f"--unity: no such file: {cfg.unity}; expected the path of a Reacher Unity binary")
     torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
-    torch.manual_seed(cfg.seed)
+    torch.manual_seed(cfg.seed)  # and the global streams an edit may draw from (np.random, random): a seed repeats
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)  # noqa: NPY002
     try:
         env = open_environment(cfg.env_id, cfg.n_agents, cfg.seed, unity=cfg.unity, verbose=True)
     except (ImportError, RuntimeError) as exc:  # --unity without the unityagents client, or a failed start
@@ -95,7 +100,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
-    from ddpg import callbacks, memory_need, rundir
+    from ddpg import agent_state, callbacks, memory_need, rundir
     from ddpg.agents import make_agent
     from ddpg.loop import train
     from ddpg.value_maps import Recorder
@@ -114,8 +119,13 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     if cfg.force and rundir.clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
         print(f"Replacing the run in {cfg.out} (--force)")
     record, resume, saved_buffer = dict(cfg.record), None, None
+    record["learners"] = [*record.get("learners", []), agent_state.learner(agent)]  # each part's (an edit may change it)
+    record["networks"] = agent_state.network_shapes(agent)
     if cfg.resume is not None:
         # Everything that may refuse the resume is decided before anything is said about it.
+        differs = agent_state.differing_shapes(agent, rundir.read_record(cfg.resume).networks)
+        if differs:
+            parser.error(f"--resume: {differs}: model.py changed since the run; put those layers back as they were")
         resume, exact, resuming = _restore(cfg, agent, env, parser)
         record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": len(resume["scores"]),
                                                           "exact": exact}]
