@@ -25,13 +25,33 @@ def _whole(value: Any, least: int) -> bool:
 
 
 # A check's name in a field's metadata: its test, and the words that say what it wants.
-CHECKS = {"count": (lambda v: _whole(v, 1), ">= 1"),
+CHECKS = {"count": (lambda v: _whole(v, 1), "a whole number >= 1"),
           "size": (lambda v: v is None or _whole(v, 1), "a whole number >= 1, or null for model.py's own"),
           "whole": (lambda v: _whole(v, 0), "a whole number >= 0"),
           ">=0": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
           "fraction": (lambda v: is_number(v) and 0 <= v <= 1, "a number in [0, 1]"),
           "rate": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
           "bool": (lambda v: isinstance(v, bool), "true or false")}
+
+
+WHOLE_CHECKS = ("count", "size", "whole")  # the checks that want an int
+
+
+def shown(value: Any, whole: bool = False) -> str:
+    """A value as a message quotes it, its type said where the type is what is wrong: a JSON config's
+    "128" is a string and (where a ``whole`` number is wanted) 128.0 a float, which a bare '128' or 128.0
+    would hide from the reader."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if value is None:
+        return "null"
+    if isinstance(value, float) and whole:
+        return f"{value!r} (a float)"
+    if isinstance(value, (list, tuple, dict)):
+        return f"{value!r} ({'an object' if isinstance(value, dict) else 'a list'})"
+    return repr(value)
 
 
 def problems(config: Any) -> list[str]:
@@ -41,7 +61,7 @@ def problems(config: Any) -> list[str]:
     for f in fields(config):
         check, value = f.metadata["check"], getattr(config, f.name)
         if isinstance(check, str) and not CHECKS[check][0](value):
-            out.append(f"{f.name} must be {CHECKS[check][1]}, got {value!r}")
+            out.append(f"{f.name} must be {CHECKS[check][1]}, got {shown(value, check in WHOLE_CHECKS)}")
         elif not isinstance(check, str) and value not in check:
             out.append(f"{f.name} must be one of {list(check)}, got {value!r}")
     return out
@@ -57,7 +77,7 @@ def from_dict(cls: type, values: dict[str, Any], hint: str = "") -> Any:
     config = cls(**values)
     found = config.problems() if hasattr(config, "problems") else problems(config)
     if found:
-        raise ValueError(f"invalid {cls.__name__}: " + "; ".join(found))
+        raise ValueError("; ".join(found))  # (not the class's name: a plain DDPG setting is read by VariantConfig)
     return config
 
 

@@ -127,10 +127,10 @@ def test_config_round_trip_and_clear_errors() -> None:
     assert settings.from_dict(DDPGConfig, cfg.to_dict()) == cfg
     with pytest.raises(ValueError, match=r"unknown config key.*'nope'.*valid keys"):
         settings.from_dict(DDPGConfig, {"nope": 1})
-    for values, message in [({"batch_size": 0}, "batch_size must be >= 1, got 0"),
-                            ({"tau": "x"}, r"tau must be a number in \(0, 1\], got 'x'"),
+    for values, message in [({"batch_size": 0}, "batch_size must be a whole number >= 1, got 0"),
+                            ({"tau": "x"}, r"tau must be a number in \(0, 1\], got the string 'x'"),
                             ({"gamma": 1.5}, r"gamma must be a number in \[0, 1\], got 1.5"),
-                            ({"buffer_size": 1e6}, r"buffer_size must be >= 1, got 1000000\.0"),
+                            ({"buffer_size": 1e6}, r"buffer_size must be a whole number >= 1, got 1000000\.0 \(a float\)"),
                             ({"critic_layer_norm": 1}, "critic_layer_norm must be true or false, got 1")]:
         for build in (lambda v: settings.from_dict(DDPGConfig, v), parse_config):
             with pytest.raises(ValueError, match=message):

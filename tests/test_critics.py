@@ -95,7 +95,7 @@ def test_ensemble_settings_are_checked() -> None:
         parse_config({"ensemble_subset": 3})
     with pytest.raises(ValueError, match="ensemble is not combined here with twin_critics"):
         parse_config({"ensemble": 4, "twin_critics": True})
-    with pytest.raises(ValueError, match="ensemble must be >= 1, got 0"):
+    with pytest.raises(ValueError, match="ensemble must be a whole number >= 1, got 0"):
         parse_config({"ensemble": 0})
 
 

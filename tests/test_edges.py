@@ -536,3 +536,13 @@ def test_the_memory_estimate_takes_what_the_machine_has(tmp_path) -> None:
     assert memory_need.problem(config, 33, 4, room=(10**9, "test")) is None
     said = memory_need.problem(config, 33, 4, room=(2 * 10**8, "test"))
     assert said is not None and "buffer_size 1,000,000" in said and "200,000,000 bytes" in said
+
+
+@pytest.mark.parametrize(("value", "kind"), [("128", "the string '128'"), (128.0, "128.0 (a float)"),
+                                             (128.5, "128.5 (a float)"), (True, "true (a boolean)")])
+def test_a_setting_of_the_wrong_type_says_the_type_expected_and_got(tmp_path, capsys, value, kind) -> None:
+    out = tmp_path / "T"
+    line = _one_line_error(capsys, lambda: train_mod.main(["--config", json.dumps({"batch_size": value}), "--out",
+                                                           str(out)]))
+    assert _said(line) == f"--config: batch_size must be a whole number >= 1, got {kind}"  # not "invalid VariantConfig"
+    assert not out.exists()

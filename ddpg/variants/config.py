@@ -53,7 +53,7 @@ class VariantConfig(DDPGConfig):
     def __post_init__(self) -> None:
         found = self.problems()
         if found:
-            raise ValueError(f"invalid {type(self).__name__}: " + "; ".join(found))
+            raise ValueError("; ".join(found))  # (no class name: plain DDPG settings are read through this class)
 
     def problems(self) -> list[str]:
         problems = settings.problems(self)  # each field's own check (ddpg_agent.setting); here, how they combine
