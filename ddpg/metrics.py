@@ -4,7 +4,8 @@ Scores say whether an agent learns; these say why it does not. After every episo
 window of updates) the networks are probed on one batch drawn from the replay buffer with
 a generator of its own, so probing changes none of the run's random draws or numbers:
 
-    critic_loss   mean (Q(s, a) - y)^2, y the TD target the update uses
+    critic_loss   the agent's own critic loss against its own TD target (``agent.critic_loss``,
+                  ``agent.td_target``: mean (Q(s, a) - y)^2 for DDPG, whatever an edited agent minimises)
     actor_loss    -mean Q(s, mu(s))
     mean_q        mean Q(s, a) over the batch
     exploration   the action noise's sigma x its decay scale, or NoisyNet's mean |sigma|
@@ -16,7 +17,9 @@ weights). With an empty buffer (warm-up) these columns are left empty. ``train.p
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -53,19 +56,39 @@ def probe(agent: Agent, generator: torch.Generator, batch: int = PROBE_BATCH) ->
     for net in noisy:
         net.set_noisy(False)
     try:
-        with torch.no_grad():
-            # DDPG's target (Agent's own): a TD3 preset's smoothing would draw from the global
-            # generator, and the run would no longer be the one a run without metrics makes.
-            y = Agent.td_target(agent, rewards, next_states, discounts)
+        with torch.no_grad(), _left_as_it_was(agent, len(states)):
+            # The agent's own target and loss (a Huber loss, a TD3 target, an ensemble's), so the column
+            # is the loss it minimises; their random draws (TD3's smoothing, REDQ's subset) come from
+            # the global generators, which are put back, so the run is the one a run without metrics makes.
+            critic_loss = agent.critic_loss(states, actions, agent.td_target(rewards, next_states, discounts))
             q = agent.critic_local(states, actions)
             actor_loss = -agent.critic_local(states, agent.actor_local(states)).mean()
-            return {"critic_loss": float((q - y).pow(2).mean()), "actor_loss": float(actor_loss),
-                    "mean_q": float(q.mean())}
+            return {"critic_loss": float(critic_loss), "actor_loss": float(actor_loss), "mean_q": float(q.mean())}
     finally:
         for net, was in zip(nets, training, strict=True):
             net.train(was)
         for net in noisy:
             net.set_noisy(net is not agent.actor_target)
+
+
+@contextlib.contextmanager
+def _left_as_it_was(agent: Agent, batch: int) -> Iterator[None]:
+    """Whatever the agent's loss and target draw or note is undone: torch's global generators (the CPU's
+    and the agent's device's) are restored, and so is every attribute they set (prioritized replay
+    notes its TD errors). Prioritized replay weighs its own draw; the probe's is uniform, so each
+    row weighs 1 for it."""
+    noted = dict(vars(agent))
+    devices = [agent.device] if agent.device.type == "cuda" else []
+    try:
+        with torch.random.fork_rng(devices=devices):
+            agent.importance = torch.ones(batch, 1, device=agent.device)  # (removed after, unless it was there)
+            yield
+    finally:
+        for name in set(vars(agent)) - set(noted):
+            delattr(agent, name)
+        for name, value in noted.items():
+            if vars(agent).get(name) is not value:
+                setattr(agent, name, value)
 
 
 class Metrics:

@@ -546,3 +546,51 @@ def test_a_setting_of_the_wrong_type_says_the_type_expected_and_got(tmp_path, ca
                                                            str(out)]))
     assert _said(line) == f"--config: batch_size must be a whole number >= 1, got {kind}"  # not "invalid VariantConfig"
     assert not out.exists()
+
+
+# ------------------------------------------------------------- metrics.csv: the agent's own critic loss
+def _filled(agent: Any) -> Any:
+    rng = np.random.default_rng(0)
+    agent.memory.add(rng.normal(size=(40, 4)), rng.uniform(-1, 1, size=(40, 2)), 50.0 * rng.normal(size=40),
+                     rng.normal(size=(40, 4)), 0.9)
+    return agent
+
+
+def test_metrics_log_the_critic_loss_the_agent_minimises() -> None:
+    """An agent with a Huber loss logs its Huber loss, against its own target, not DDPG's MSE."""
+    import torch.nn.functional as F
+
+    from ddpg import metrics
+    from ddpg_agent import Agent, DDPGConfig
+
+    class Huber(Agent):
+        def critic_loss(self, states: torch.Tensor, actions: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return F.smooth_l1_loss(self.critic_local(states, actions), y)
+
+        def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
+            return rewards  # a one-step bandit's target
+
+    agent = _filled(Huber(4, 2, 0, config=DDPGConfig(buffer_size=64, batch_size=8, warmup=8)))
+    got = metrics.probe(agent, torch.Generator().manual_seed(3))["critic_loss"]
+    rows = agent.memory.data[torch.randint(len(agent.memory), (metrics.PROBE_BATCH,),
+                                           generator=torch.Generator().manual_seed(3))]
+    states, actions, rewards, _, _ = agent.memory.split(rows)
+    with torch.no_grad():
+        q = agent.critic_local(states, actions)
+        assert got == pytest.approx(float(F.smooth_l1_loss(q, rewards)), rel=1e-6)
+        assert got != pytest.approx(float((q - rewards).pow(2).mean()), rel=1e-2)
+
+
+@pytest.mark.parametrize("config", [{"preset": "td3"}, {"preset": "redq"}, {"replay": "prioritized"}])
+def test_probing_a_variants_loss_draws_nothing_and_changes_nothing(config) -> None:
+    """TD3's smoothing and REDQ's subset draw from torch's global generator, prioritized replay notes
+    its TD errors: the probe puts all of it back, so training is the run a run without metrics is."""
+    from ddpg import metrics
+    from ddpg.variants import VariantAgent, parse_config
+
+    agent = _filled(VariantAgent(4, 2, 0, config=parse_config({"buffer_size": 64, "batch_size": 8, "warmup": 8,
+                                                               **config})))
+    before, attributes = torch.get_rng_state(), dict(vars(agent))
+    row = metrics.probe(agent, torch.Generator().manual_seed(3))
+    assert row["critic_loss"] > 0 and torch.equal(torch.get_rng_state(), before)
+    assert set(vars(agent)) == set(attributes) and all(vars(agent)[k] is v for k, v in attributes.items())
