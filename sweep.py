@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ddpg.cli import json_object, positive_int  # light: --help is answered before PyTorch loads
+from ddpg.cli import json_object, path_text, positive_int  # light: --help is answered before PyTorch loads
 
 ROOT = Path(__file__).resolve().parent
 
@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON object (or file) of named configurations: {\"name\": {config overrides}}")
     p.add_argument("--config", type=json_object, default={},
                    help="JSON object of config overrides under every configuration")
-    p.add_argument("--out", default="runs/sweep", help="folder of the run folders (default runs/sweep)")
+    p.add_argument("--out", type=path_text, default="runs/sweep", help="folder of the run folders (default runs/sweep)")
     p.add_argument("--address", default=None,
                    help="a running Ray cluster ('auto' on one of its nodes, or host:port); default: a "
                         "local Ray instance on this machine")

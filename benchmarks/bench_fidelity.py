@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ddpg.cli import random_seed
 from reacher.fidelity import (
     POLICIES,
     REFERENCE_POLICY_NAMES,
@@ -45,7 +46,7 @@ CAPS_AND_CONST = REFERENCE / "unity_6_1_100_arm_episodes_and_const.txt"
 def main() -> None:
     parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=50, help="episodes of 20 arms per policy (default 50)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=random_seed, default=0)
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     reference = read_reference_results(STATS)

@@ -52,7 +52,7 @@ import torch
 from ddpg import agent_state, reproducible
 from ddpg.agents import LEARNERS, make_agent
 from ddpg.backends import GPU_LEARNERS
-from ddpg.cli import finite_float, json_object, non_negative_int, positive_int
+from ddpg.cli import SEED_MAX, finite_float, json_object, non_negative_int, positive_int, random_seed
 from ddpg.device import add_device_option, describe, resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.rundir import git_commit, write_json
@@ -219,6 +219,8 @@ def seed_list(text: str, first_seed: int = 0) -> list[int]:
     if text.isdigit():
         if int(text) < 1:
             raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        if first_seed + int(text) - 1 > SEED_MAX:  # the last seed run, as every --seed is checked
+            random_seed(str(first_seed + int(text) - 1))
         return list(range(first_seed, first_seed + int(text)))
     seeds: list[int] = []
     for part in text.split(","):
@@ -228,6 +230,8 @@ def seed_list(text: str, first_seed: int = 0) -> list[int]:
         seeds += range(int(low), int(high or low) + 1)
     if len(set(seeds)) != len(seeds):
         raise argparse.ArgumentTypeError(f"a seed is listed twice in {text!r}")
+    for seed in seeds:  # each one as every --seed is checked (ddpg.cli.random_seed)
+        random_seed(str(seed))
     return seeds
 
 
@@ -271,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", default="5",
                    help="a count N: N seeds from --first-seed on (default 5: seeds 0-4); or seeds and ranges, "
                         "'0-19', '0,3,7-9'")
-    p.add_argument("--first-seed", type=non_negative_int, default=0, help="first seed (default 0)")
+    p.add_argument("--first-seed", type=random_seed, default=0, help="first seed, 0 to 2**63 - 1 (default 0)")
     p.add_argument("--learner", choices=LEARNERS, default="auto",
                    help="which learner trains (default auto, as train.py: the fastest for the device and network)")
     add_device_option(p)

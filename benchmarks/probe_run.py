@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from ddpg.agents import make_agent
-from ddpg.cli import json_object, non_negative_int, positive_int
+from ddpg.cli import json_object, non_negative_int, positive_int, random_seed
 from ddpg.loop import GOOD_SCORE, Callback, Episode, Run, train
 from ddpg.tasks import reacher_task
 from ddpg.variants import parse_config
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def parser(doc: str, seed: int, episodes: int, config: dict[str, Any], good_updates: int) -> argparse.ArgumentParser:
     """The arguments every probe takes, with that probe's defaults."""
     p = argparse.ArgumentParser(allow_abbrev=False, description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seed", type=non_negative_int, default=seed)
+    p.add_argument("--seed", type=random_seed, default=seed)
     p.add_argument("--episodes", type=positive_int, default=episodes)
     p.add_argument("--max-t", type=positive_int, default=1000, help="decisions per episode (default 1000)")
     p.add_argument("--agents", type=positive_int, default=20,

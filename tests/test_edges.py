@@ -594,3 +594,30 @@ def test_probing_a_variants_loss_draws_nothing_and_changes_nothing(config) -> No
     row = metrics.probe(agent, torch.Generator().manual_seed(3))
     assert row["critic_loss"] > 0 and torch.equal(torch.get_rng_state(), before)
     assert set(vars(agent)) == set(attributes) and all(vars(agent)[k] is v for k, v in attributes.items())
+
+
+def test_threads_with_a_gpu_learner_is_refused(tmp_path, capsys) -> None:
+    for learner in ("graph", "graph-overlap"):
+        line = _one_line_error(capsys, lambda learner=learner: train_mod.main(
+            ["--learner", learner, "--threads", "1", "--out", str(tmp_path / "g"), "--episodes", "1"]))
+        assert _said(line).startswith("--threads splits the fast learner's update") and f"--learner {learner}" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sweep_refuses_an_empty_out_in_one_line(capsys) -> None:
+    import sweep
+
+    line = _one_line_error(capsys, lambda: sweep.main(["--seeds", "1", "--out", ""]))
+    assert _said(line) == "argument --out: expected a path, got '' (for the current folder, write .)"
+
+
+def test_the_benchmarks_seeds_take_the_shared_seed_check(capsys) -> None:
+    from benchmarks import bench_train, probe_run
+    from ddpg.cli import SEED_MAX
+
+    for argv in (["--first-seed", str(2**64)], ["--first-seed", "-1"], ["--first-seed", str(SEED_MAX), "--seeds", "2"],
+                 ["--seeds", f"0,{2**64}"]):
+        line = _one_line_error(capsys, lambda argv=argv: bench_train.main(argv))
+        assert "expected a seed: an integer from 0 to 2**63 - 1" in line, argv
+    with pytest.raises(SystemExit):
+        probe_run.parser("", 0, 1, {}, 0).parse_args(["--seed", str(2**64)])
