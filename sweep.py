@@ -95,11 +95,13 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _one_thread(train_args: list[str]) -> list[str]:
-    """``--threads 1`` (a trial has one CPU), unless the options choose the readable learner,
-    which takes no threads and which train.py therefore refuses --threads with."""
+    """``--threads 1`` (a trial has one CPU), unless the options choose the readable learner or a
+    GPU one, which take no threads and which train.py therefore refuses --threads with."""
     import train
+    from ddpg.options import GPU_LEARNERS
 
-    return [] if train.build_parser().parse_args(train_args).learner == "readable" else ["--threads", "1"]
+    learner = train.build_parser().parse_args(train_args).learner
+    return [] if learner == "readable" or learner in GPU_LEARNERS else ["--threads", "1"]
 
 
 def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], address: str | None = None,

@@ -197,11 +197,11 @@ def _config(args: argparse.Namespace, given: set[str], env_id: str, n_agents: in
         why = "--learner readable" if "--learner" in given else "the run's learner, readable"
         raise ValueError(f"--threads splits the fast learner's update over threads; {why} (autograd) takes none: "
                          "leave out --threads, or pass --learner fast")
-    on_gpu = learner in GPU_LEARNERS or (learner == "auto" and device.split(":")[0] == "cuda")
-    if "--threads" in given and on_gpu:
-        why = f"--learner {learner}" if learner != "auto" else f"on {device}, the learner (auto: graph-overlap)"
+    # (auto is not refused: a command given --threads for any machine runs the fast learner where there is no GPU)
+    if "--threads" in given and learner in GPU_LEARNERS:
+        why = f"--learner {learner}" if "--learner" in given else f"the run's learner, {learner}"
         raise ValueError(f"--threads splits the fast learner's update over CPU threads; {why} runs the update as a "
-                         "CUDA graph on the GPU and takes none: leave out --threads, or pass --device cpu")
+                         "CUDA graph on the GPU and takes none: leave out --threads, or pass --learner fast")
     return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out,
                      unity=args.unity if resume is None else unity, resume=resume,
                      force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible,

@@ -493,6 +493,7 @@ def test_threads_with_the_readable_learner_is_refused(run_folder, tmp_path, caps
 
     sweep._check_train_args(sweep.build_parser(), ["--learner", "readable"])  # a sweep then leaves out --threads 1
     assert sweep._one_thread(["--learner", "readable"]) == [] and sweep._one_thread([]) == ["--threads", "1"]
+    assert sweep._one_thread(["--learner", "graph"]) == []
 
 
 def test_sweep_without_ray_names_the_make_target_that_installs_it(monkeypatch, capsys) -> None:
