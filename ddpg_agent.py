@@ -9,19 +9,14 @@ where d is the discount of the bootstrap (gamma, or 0 after a true terminal stat
     actor     L_mu = -mean Q(s, mu(s))                 one Adam step on the actor
     targets   theta' <- tau * theta + (1 - tau) * theta'   for both pairs of networks
 
-With n-step returns (``n_step``) a transition is (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1,
-s_t+n, gamma^n): the same update then carries rewards n steps back. Exploration adds
-Ornstein-Uhlenbeck noise to the action while training. An episode cut by a time limit is not
-terminal: it bootstraps.
-
-What you edit here or in model.py runs: a faster learner (``ddpg/backends``) takes over only
-while this code is exactly the code it was written from, and a variant (``ddpg/variants``)
-replaces named parts (``make_critic``, ``td_target``, ...).
+n-step returns carry rewards n steps back; Ornstein-Uhlenbeck noise explores; a time limit bootstraps.
+What you edit here or in model.py runs: a faster learner (``ddpg/backends``) takes over only while this
+code is exactly the code it was written from; a variant (``ddpg/variants``) replaces named parts.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -29,19 +24,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ddpg.settings import built_widths, given, setting  # the fields' checks and docs; model.py's widths
 from model import Actor, Critic
-
-
-def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False) -> Any:
-    """A config field, declared once: its default, what it must be (a check of ``ddpg.settings``, or the
-    values it may take), what it means (``--help``, the Report) and whether a checkpoint's shapes depend on it."""
-    return field(default=default, metadata={"check": check, "doc": doc, "network": network})
 
 
 @dataclass
 class DDPGConfig:
-    """The algorithm's hyperparameters; the defaults are the tuned values for Reacher. Every command
-    line checks what it is given against each field's ``check`` (``ddpg.settings``)."""
+    """The hyperparameters, tuned for Reacher; each field's check and meaning are its metadata (``ddpg.settings``)."""
 
     buffer_size: int = setting(1_000_000, "count", "replay buffer capacity, in transitions")
     batch_size: int = setting(256, "count", "transitions per update, drawn uniformly with replacement")
@@ -50,8 +39,7 @@ class DDPGConfig:
     lr_actor: float = setting(1e-3, ">=0", "Adam's learning rate for the actor")
     lr_critic: float = setting(1e-3, ">=0", "Adam's learning rate for the critic")
     weight_decay: float = setting(0.0, ">=0", "L2 penalty on the critic's weights")
-    # The networks' widths: null (None) builds model.py's own defaults; a number is passed to model.py.
-    actor_fc1: int | None = setting(None, "size", "actor: units of its first hidden layer", network=True)
+    actor_fc1: int | None = setting(None, "size", "actor: units of its first hidden layer (null: model.py's own)", network=True)
     actor_fc2: int | None = setting(None, "size", "actor: units of its second hidden layer", network=True)
     critic_fc1: int | None = setting(None, "size", "critic: units of its first hidden layer (the state's)", network=True)
     critic_fc2: int | None = setting(None, "size", "critic: units of its second (after the action joins)", network=True)
@@ -70,22 +58,8 @@ class DDPGConfig:
         return asdict(self)
 
 
-def given(**sizes: int | None) -> dict[str, int]:
-    """The sizes the config sets (None: leave model.py's default)."""
-    return {name: size for name, size in sizes.items() if size is not None}
-
-
-def built_widths(actor: nn.Module, critic: nn.Module) -> dict[str, int]:
-    """The hidden widths of model.py's networks as built (its layer names), for the config to record."""
-    layers = {"actor_fc1": (actor, "fc1"), "actor_fc2": (actor, "fc2"), "critic_fc1": (critic, "fcs1"),
-              "critic_fc2": (critic, "fc2")}
-    return {key: layer.out_features for key, (net, name) in layers.items()
-            if isinstance(layer := getattr(net, name, None), nn.Linear)}
-
-
 class ReplayBuffer:
-    """Fixed-size ring buffer, preallocated: each transition is one float32 row ``[state | action | reward |
-    next_state | discount]``, so drawing a batch (uniformly, with replacement) is a single indexing operation."""
+    """Preallocated ring buffer: a transition is one float32 row ``[s | a | r | s' | discount]``, a batch one indexing."""
 
     def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int, seed: int,
                  device: torch.device | str = "cpu") -> None:
@@ -97,11 +71,11 @@ class ReplayBuffer:
         self.pos, self.size = 0, 0  # the next row to write, the rows filled so far
         self.generator = torch.Generator().manual_seed(seed)
 
-    def __len__(self) -> int:  # the rows filled so far
-        return self.size
+    def __len__(self) -> int:
+        return self.size  # the rows filled so far
 
-    def add(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
-            next_states: np.ndarray, discounts: np.ndarray | float) -> None:
+    def add(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
+            discounts: np.ndarray | float) -> None:
         """Append one transition per agent (rows of the arguments), overwriting the oldest."""
         n = len(states)
         if n > self.capacity:
@@ -126,10 +100,8 @@ class ReplayBuffer:
 
 
 class NStepReturns:
-    """Each arm's transitions, stored n steps late with the rewards in between summed: (s_t, a_t, r_t + gamma
-    r_t+1 + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n), so the target y = R + gamma^n Q'(s_t+n, mu'(s_t+n))
-    brings a reward n steps back per update; n = 1 is one-step DDPG. A terminal state stores the arm's pending
-    steps with discount 0 (the arm then leaves its episode: one row fewer); at a time limit they bootstrap."""
+    """Each arm's transitions stored n steps late, (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n): n = 1 is
+    one-step DDPG. A terminal state stores the arm's pending steps with discount 0 (the arm leaves its episode)."""
 
     def __init__(self, n: int, gamma: float) -> None:
         self.n, self.gamma = n, gamma
@@ -169,8 +141,7 @@ class NStepReturns:
 
 
 class OUNoise:
-    """Ornstein-Uhlenbeck process, one per agent: x += theta * (0 - x) + sigma * N(0, 1), Gaussian (the course's
-    uniform increments drift towards positive actions). ``reset``: x = 0, scale *= ``decay`` (>= ``scale_min``)."""
+    """Ornstein-Uhlenbeck noise per agent, x += -theta x + sigma N(0, 1) (the course's uniform increments drift up)."""
 
     def __init__(self, action_size: int, seed: int, theta: float = 0.15, sigma: float = 0.2,
                  decay: float = 1.0, scale_min: float = 0.0) -> None:
@@ -193,8 +164,7 @@ class OUNoise:
 
 class Agent:
     """DDPG agent shared by all arms: ``act``, ``step``, ``learn``, ``reset`` as in the course. ``Agent(state_size,
-    action_size, random_seed, **overrides)``, the overrides ``DDPGConfig`` fields (or ``config=DDPGConfig(...)``);
-    ``device``: where the networks learn, as the course's ``"cuda:0" if torch.cuda.is_available() else "cpu"``."""
+    action_size, random_seed, **overrides)``, the overrides ``DDPGConfig`` fields; ``device``: where it learns."""
 
     config_class: Any = DDPGConfig  # variants.VariantAgent takes a VariantConfig
 
@@ -210,8 +180,7 @@ class Agent:
         self.actor_target.load_state_dict(self.actor_local.state_dict())
         self.critic_target.load_state_dict(self.critic_local.state_dict())
         self.config = cfg = replace(cfg, **built_widths(self.actor_local, self.critic_local))  # the record: what was built
-        # fused: one kernel per step, whose square root is IEEE-exact on every CPU (the unfused
-        # step's goes through MKL, which rounds it differently on AMD and Intel CPUs).
+        # fused: one kernel per step, its square root IEEE-exact on every CPU (MKL's rounds differently on AMD, Intel)
         self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
         self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
                                                  weight_decay=cfg.weight_decay, fused=True)
@@ -270,8 +239,7 @@ class Agent:
 
     def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
              next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:
-        """Store every arm's transition (n-step: n steps late); every ``learn_every`` steps, learn.
-        ``terminated`` marks true terminal states (no bootstrap); Reacher's only "done" is a time limit."""
+        """Store every arm's transition (n steps late); every ``learn_every`` steps, learn. ``terminated``: no bootstrap."""
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
         for transitions in self.returns.push(states, actions, rewards, next_states, terminated):
             self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0)
@@ -287,9 +255,8 @@ class Agent:
             self.learn(self.memory.sample())
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
-        """One DDPG update of the critic, the actor and both targets from a batch, in four named pieces
-        that a variant replaces or wraps. Both losses are taken from the critic before this update's step
-        (the course takes the actor's on the stepped critic, one small step apart)."""
+        """One update from a batch, in four named parts; both losses from the critic before its step (the
+        course takes the actor's on the stepped critic, one small step apart)."""
         states, actions, rewards, next_states, discounts = experiences
         y = self.td_target(rewards, next_states, discounts)  # the target
         critic_loss = self.critic_loss(states, actions, y)  # the critic's loss
@@ -312,7 +279,6 @@ class Agent:
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         """Gradients, Adam steps and the targets' soft update, whatever the losses."""
         cfg = self.config
-        # ---------------------------- gradients and Adam steps ---------------------- #
         self.actor_optimizer.zero_grad()
         actor_loss.backward()  # also reaches the critic's weights...
         self.critic_optimizer.zero_grad()  # ...so clear those before the critic's own loss
@@ -321,9 +287,7 @@ class Agent:
             nn.utils.clip_grad_norm_(self.critic_local.parameters(), cfg.grad_clip)
         self.critic_optimizer.step()
         self.actor_optimizer.step()
-
-        # ---------------------------- targets follow slowly ------------------------- #
-        self.soft_update(self.critic_local, self.critic_target, cfg.tau)
+        self.soft_update(self.critic_local, self.critic_target, cfg.tau)  # the targets follow slowly
         self.soft_update(self.actor_local, self.actor_target, cfg.tau)
         self.n_updates += 1
 

@@ -91,3 +91,12 @@ def fast_agent(state_size: int, action_size: int, seed: int, threads: int = 2, *
     agent = Agent(state_size, action_size, seed, **overrides)  # type: ignore[arg-type]
     FastCPU(agent, threads=threads)
     return agent
+
+
+def as_recorded(config) -> dict:
+    """A config's dict as a run records it: widths left to model.py (None) as model.py builds them."""
+    from dataclasses import replace
+
+    built = Agent(33, 4, 0, buffer_size=16).config
+    return replace(config, **{k: getattr(built, k) for k in ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
+                              if getattr(config, k) is None}).to_dict()

@@ -53,8 +53,9 @@ def test_run_record_describes_the_committed_run():
     assert record["git_commit"] and record["command"]
     # The committed weights are the ones that run produced: plain DDPG with the defaults.
     from ddpg_agent import DDPGConfig
+    from tests._agent_helpers import as_recorded
 
-    assert record["config"] == DDPGConfig().to_dict()
+    assert record["config"] == as_recorded(DDPGConfig())
 
 
 def test_evaluate_command_prints_its_summary_last_and_writes_files(tmp_path, capsys):

@@ -9,9 +9,10 @@ import torch
 import torch.nn.functional as F
 
 import train as train_mod
+from ddpg.settings import setting
 from ddpg.variants import VariantAgent, compose, parse_config, registry
 from ddpg.variants.registry import Variant
-from ddpg_agent import Agent, setting
+from ddpg_agent import Agent
 from tests._toy_variant import TOY
 
 

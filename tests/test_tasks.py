@@ -19,6 +19,7 @@ from ddpg.loop import GOOD_SCORE, train
 from ddpg.tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
+from tests._agent_helpers import as_recorded
 
 COUNTDOWN_ID = "tests/Countdown-v0"
 
@@ -269,7 +270,7 @@ def test_one_arm_reacher_takes_its_own_settings_and_twenty_arms_the_defaults(tmp
     assert record["schedule"]["good_score"] == 30.0
     assert train_mod.main(["--agents", "2", "--out", str(two), *common]) == 0
     record = json.loads((two / "run.json").read_text())
-    assert record["config"] == DDPGConfig().to_dict() and record["schedule"]["good_score"] == GOOD_SCORE
+    assert record["config"] == as_recorded(DDPGConfig()) and record["schedule"]["good_score"] == GOOD_SCORE
     assert "task_why" not in record and reacher_task(20) is None
     # a resumed one-arm run keeps its own settings and its record says why it has them
     assert train_mod.main(["--resume", str(mine), "--episodes", "2", "--no-progress", "--quiet"]) == 0
@@ -286,7 +287,7 @@ def test_a_mujoco_task_trains_with_its_own_settings(env_id, tmp_path):
     assert train_mod.main(["--env", env_id, "--episodes", "3", "--out", str(out), "--no-progress", "--quiet",
                            "--config", '{"warmup": 10}']) == 0
     record, task = rundir.read_record(out), TASKS[env_id]
-    assert record.config == parse_config({**task.config, "warmup": 10}).to_dict()
+    assert record.config == as_recorded(parse_config({**task.config, "warmup": 10}))
     assert record.reward_scale == task.reward_scale and record.task_why == task.why
     assert record.schedule["good_score"] == task.good_score
     assert record.target_score == gym.spec(env_id).reward_threshold and record.max_t == gym.spec(env_id).max_episode_steps

@@ -14,9 +14,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ddpg import settings
-from ddpg.settings import is_number
+from ddpg.settings import is_number, setting
 from ddpg.variants import registry
-from ddpg_agent import DDPGConfig, setting
+from ddpg_agent import DDPGConfig
 
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).

@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg_agent import given
+from ddpg.settings import given
 from model import Critic
 
 R_MAX, D_MAX = 3.0, 5.0  # Ioffe's limits on the renormalisation factors, as CrossQ uses them

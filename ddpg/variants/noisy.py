@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg_agent import given
+from ddpg.settings import given
 from model import Actor
 
 
