@@ -153,7 +153,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
     try:
         agent = load_agent(args.actor, args.critic, seed=0, run=args.run, device=resolve_device(args.device))
     except (FileNotFoundError, ValueError) as exc:
-        parser.error(str(exc))
+        parser.error(f"--run {exc.for_run(args.run)}" if args.run is not None and hasattr(exc, "for_run") else str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name
     env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
     if args.agents is None:

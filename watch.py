@@ -408,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
+        if args.run is not None and hasattr(exc, "for_run"):  # rundir.NetworkMismatch: built from run.json already
+            parser.error(f"--run {exc.for_run(args.run)}")
         parser.error(f"{exc}{hint}")
     if args.out is not None and (problem := _unwritable(Path(args.out))) is not None:  # before any rendering
         parser.error(f"--out {args.out} cannot be written ({problem}); expected a file in a folder that can be "

@@ -74,6 +74,25 @@ class SaveError(OSError):
         self.strerror = reason
 
 
+class NetworkMismatch(ValueError):
+    """A checkpoint whose layers are not the agent's: ``saved`` and ``expected`` say both. The
+    message suits an agent built by hand; ``for_run`` says it for an agent built from a run's
+    run.json, where rebuilding it from run.json is what already happened."""
+
+    def __init__(self, path: str | os.PathLike[str], saved: str, expected: str) -> None:
+        super().__init__(f"checkpoint {os.fspath(path)} does not match the network: it has layers [{saved}], the "
+                         f"agent expects [{expected}]; build the agent with the checkpoint's sizes (a run folder's "
+                         f"{RECORD_FILE} records them: watch.py --run DIR)")
+        self.path, self.saved, self.expected = Path(path), saved, expected
+
+    def for_run(self, run: str | os.PathLike[str]) -> str:
+        """One line for a run's own checkpoint that its run.json no longer builds: what differs, and what to do."""
+        return (f"{run}: its {self.path.name} has layers [{self.saved}], but its {RECORD_FILE} with model.py as it "
+                f"is now builds [{self.expected}]: model.py's layer sizes (or {RECORD_FILE}'s config) changed since "
+                f"the run trained; put them back as they were, or set actor_fc1, actor_fc2, critic_fc1 and critic_fc2 "
+                f"in {RECORD_FILE}'s config to the saved sizes")
+
+
 class _Handed:
     """The file handed to a writer: keeps the OSError of a failed write, which torch.save
     would otherwise turn into "[enforce fail at inline_container.cc] unexpected pos"."""
@@ -231,11 +250,7 @@ def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
         state = read_state_dict(path)
         expected = module.state_dict()
         if not _same_layers(state, expected):
-            raise ValueError(
-                f"checkpoint {os.fspath(path)} does not match the network: it has layers "
-                f"[{_layer_sizes(state)}], the agent expects [{_layer_sizes(expected)}]. "
-                f"Rebuild the agent from the run's {RECORD_FILE} (watch.py --run DIR) or pass "
-                "matching sizes.")
+            raise NetworkMismatch(path, _layer_sizes(state), _layer_sizes(expected))
         module.load_state_dict(state)
     agent.actor_target.load_state_dict(agent.actor_local.state_dict())
     agent.critic_target.load_state_dict(agent.critic_local.state_dict())

@@ -622,3 +622,22 @@ def test_the_benchmarks_seeds_take_the_shared_seed_check(capsys) -> None:
         assert "expected a seed: an integer from 0 to 2**63 - 1" in line, argv
     with pytest.raises(SystemExit):
         probe_run.parser("", 0, 1, {}, 0).parse_args(["--seed", str(2**64)])
+
+
+@pytest.mark.parametrize("script", ["watch", "evaluate"])
+@pytest.mark.parametrize("shapes_recorded", [True, False])
+def test_a_run_whose_record_no_longer_builds_its_networks_says_what_differs(run_folder, tmp_path, capsys, script,
+                                                                            shapes_recorded) -> None:
+    """watch.py --run DIR is what rebuilds the agent from run.json: its line must not send the user there.
+    (A run.json written before runs recorded their networks' shapes is checked against the checkpoint.)"""
+    run = tmp_path / "run"
+    shutil.copytree(run_folder, run)
+    record = json.loads((run / "run.json").read_text())
+    record["config"]["actor_fc1"] = 64  # as if the width had been edited since
+    if not shapes_recorded:
+        record.pop("networks", None)
+    (run / "run.json").write_text(json.dumps(record))
+    main = (watch_mod if script == "watch" else evaluate_mod).main
+    line = _one_line_error(capsys, lambda: main(["--run", str(run), "--out", str(tmp_path / "w.gif")]))
+    assert str(run) in line and "128" in line and "64" in line and "put " in line  # what differs, what to do
+    assert "--run DIR" not in line and "watch.py --run" not in line
