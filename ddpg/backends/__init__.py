@@ -23,9 +23,10 @@ the CPU where it computes the loaded code, else ``readable``, with one line that
 
 What you edit runs. The graph back-ends capture ``Agent.learn`` itself, so an edit of the agent or
 its networks is what they replay. The fast learner restates the update by hand, so it is admitted
-only after proving, on copies, that it computes what the loaded code computes (``proof``): an
-edited ``Actor.forward``, ``Critic.forward``, ``td_target``, ``learn`` or ``optimise`` (by hand, a
-subclass or a monkeypatch) sends ``auto`` to the readable learner, and ``--learner fast`` is refused.
+only for the exact code it was written from (``admission``: a fingerprint of each part it restates,
+as the agent will call it, against the record beside it) and, on copies, after a numerical check
+(``proof``) for what no fingerprint sees. Anything else runs on the readable learner, and
+``--learner fast`` is refused. Every run names its learner in one line.
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ arithmetic. So here:
 * with ``learn_many`` the next batch is drawn, into a preallocated tensor, while the
   current update finishes.
 
-It serves the networks of ``model.py`` (three layers each, layer norm in the critic or not) on
-the CPU, with no variant; ``ddpg.backends.choose`` says so for any other agent, and admits it only
-after ``proof.fast_cpu_differs`` has shown, on copies, that it computes the loaded code's acting
-and update (an edited ``Actor.forward`` or ``td_target`` runs on the readable learner instead).
+It serves the networks of ``model.py`` (three layers each, of the widths built, layer norm in the
+critic or not) on the CPU, with no variant; ``ddpg.backends.choose`` admits it only for the exact
+code it restates (``admission``, against ``fast_cpu_restates.json``: change this file with the code
+it restates, then remake the record) and after ``proof.fast_cpu_differs``'s numerical check.
 ``tests/test_fast_agent.py`` proves it equal to ``Agent.learn`` one update at a time: from the
 same weights, targets, Adam moments and batch, both gradients lie within float32's rounding
 bound of the exact (float64) one, and the weights, targets and moments follow.

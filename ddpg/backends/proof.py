@@ -1,11 +1,13 @@
 """Admitting a hand-written back-end: proof, at attach time, that it computes the loaded code.
 
 The fast CPU learner (``fast_cpu.FastCPU``) restates ``model.Actor``, ``model.Critic`` and
-``Agent.learn`` by hand. A learner who edits any of them (``Actor.forward``, ``td_target``,
-``optimise``, a subclass, a monkeypatch) must see the edit run, so the fast learner is not
-admitted by the networks' types: ``fast_cpu_differs`` runs the agent's own code and the
-fast learner side by side on copies, from the same state and batch, and compares what each
-leaves behind. Where they differ, the readable update runs the edit (``ddpg.backends.choose``).
+``Agent.learn`` by hand. ``admission`` admits it only for the exact code it was written from; this
+second check catches what no fingerprint of this project's code can see (a patched library
+function, another PyTorch's semantics): ``fast_cpu_differs`` runs the agent's own code and the
+fast learner side by side on copies, from the same state and batch, and compares what each leaves
+behind. Where they differ, the readable update runs (``ddpg.backends.choose``). It compares one
+update at one synthetic point, so alone it would admit edits that act only on real data or late
+in a run: it is the second check, never the only one.
 
 What is compared, after two updates of each (``learn_many``, each drawing its batch from a small
 copy of the agent's buffer) from the agent's weights, its target networks nudged off its own so
