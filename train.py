@@ -79,7 +79,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
     torch.manual_seed(cfg.seed)  # and the global streams an edit may draw from (np.random, random): a seed repeats
     random.seed(cfg.seed)
-    np.random.seed(cfg.seed)  # noqa: NPY002
+    np.random.seed([cfg.seed & 0xFFFFFFFF, cfg.seed >> 32])  # noqa: NPY002 (seeds up to 2**63 - 1, in 32-bit words)
     try:
         env = open_environment(cfg.env_id, cfg.n_agents, cfg.seed, unity=cfg.unity, verbose=True)
     except (ImportError, RuntimeError) as exc:  # --unity without the unityagents client, or a failed start

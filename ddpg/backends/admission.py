@@ -216,7 +216,7 @@ def write_record(path: Path = RECORD) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Compare (or, with --write, remake) the record of the code the fast "
+    parser = argparse.ArgumentParser(allow_abbrev=False, description="Compare (or, with --write, remake) the record of the code the fast "
                                      "learner restates with ddpg_agent.py and model.py on disk.")
     parser.add_argument("--write", action="store_true", help="remake the record from the code on disk: only once "
                         "ddpg/backends/fast_cpu.py restates that code")
