@@ -91,11 +91,11 @@ def fast_cpu_problem(agent: Agent) -> str | None:
 
 
 READABLE = "the readable learner runs ddpg_agent.py's update as loaded (autograd: slower per update, docs/training.md)"
-SAYS = {"fast": "its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
+SAYS = {"fast": "Its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
                 "(ddpg/backends/fast_cpu.py)",
-        "readable": "ddpg_agent.py's update as loaded, by autograd (--learner readable)",
-        "graph": "ddpg_agent.py's update as loaded, captured as a CUDA graph and replayed",
-        "graph-overlap": "ddpg_agent.py's update as loaded, captured as a CUDA graph, replayed while the environment "
+        "readable": "The update of ddpg_agent.py as loaded, by autograd (--learner readable)",
+        "graph": "The update of ddpg_agent.py as loaded, captured as a CUDA graph and replayed",
+        "graph-overlap": "The update of ddpg_agent.py as loaded, captured as a CUDA graph, replayed while the environment "
                          "steps (acting one learning step behind)"}
 
 
@@ -104,8 +104,7 @@ def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
     line that names it and, when ``auto`` could not take the fastest, why (the notebook's
     ``attach(agent)`` too)."""
     name, why = choose(agent, learner)
-    says = f"{why}, so {READABLE}" if why else SAYS[name]
-    print(f"Learner: {name}. {says[0].upper()}{says[1:]}.")
+    print(f"Learner: {name}. {why[0].upper()}{why[1:]}, so {READABLE}." if why else f"Learner: {name}. {SAYS[name]}.")
     if name == "fast":
         FastCPU(agent, threads=threads)
     elif name in GPU_LEARNERS:
