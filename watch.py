@@ -45,6 +45,7 @@ DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
 MAX_WIDTH, MAX_HEIGHT = OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT
 VIDEO_SUFFIXES = (".mp4", ".gif")
 FILMSTRIP_SUFFIX = ".png"  # watch.py --out strip.png: four stills of one episode side by side
+DEFAULT_VIDEO = "watch.mp4"  # where the video goes without --out when no viewer opens
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}  # a filmstrip's stills, as its line says them
 
 FrameSink = Callable[[np.ndarray], None]
@@ -359,7 +360,7 @@ def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent:
     except ValueError as exc:
         parser.error(f"--run: {exc}")
     try:
-        out = args.out or "watch.mp4"
+        out = args.out or DEFAULT_VIDEO
         fps = args.fps or env.fps / args.every
         print(f"Writing {args.episodes} episode(s) of {env_id} to {out} (a frame every {args.every} step(s), "
               f"{fps:g} fps)", flush=True)
@@ -434,6 +435,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if strip:
         return _filmstrip(args, agent)
     want_viewer = args.out is None and not args.no_viewer and display_works()
+    if not want_viewer and args.out is None and (problem := _unwritable(Path(DEFAULT_VIDEO))) is not None:
+        parser.error(f"the video goes to {DEFAULT_VIDEO} when no viewer opens, and it cannot be written here ({problem}); "
+                     "pass --out a file in a folder that can be written")  # before any rendering
     env = _reacher_environment(num_agents=args.agents, seed=args.seed, verbose=False, show_viewer=want_viewer)
     try:
         if want_viewer:
@@ -447,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         break
                 return 0
             print("No viewer could open; writing a video instead.")
-        out = args.out or "watch.mp4"
+        out = args.out or DEFAULT_VIDEO
         if Path(out).suffix.lower() == ".mp4" and (args.width % 2 or args.height % 2):
             parser.error(f"MP4 (H.264) needs an even width and height, got {args.width}x{args.height}")
         fps = args.fps or default_fps(args.every)

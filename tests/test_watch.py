@@ -174,3 +174,20 @@ def test_a_display_variable_without_a_server_is_not_a_display(monkeypatch):
         pytest.skip("an X server runs on :57 here")
     monkeypatch.setenv("DISPLAY", ":57")  # nothing listens there
     assert not watch.display_works()
+
+
+def test_an_unwritable_default_video_is_refused_before_rendering(tmp_path, monkeypatch, capsys) -> None:
+    """Headless without --out, the video goes to watch.mp4 here: a folder in its place is one line at once."""
+    import watch as watch_mod
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / watch_mod.DEFAULT_VIDEO).mkdir()
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("the environment was made before the output was checked")
+
+    monkeypatch.setattr(watch_mod, "_reacher_environment", no_rendering)
+    with pytest.raises(SystemExit) as stop:
+        watch_mod.main(["--no-viewer", "--steps", "5"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and watch_mod.DEFAULT_VIDEO in err[-1] and "folder" in err[-1]
