@@ -195,4 +195,10 @@ def _restore(cfg: RunConfig, agent: object, env: object,
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # Everything is saved: the interpreter's last collection need not walk the ~440,000 objects that
+    # PyTorch, MuJoCo and the run left (about 1.1 s of a 20-arm run's wall-clock, issue 61).
+    import gc
+
+    gc.freeze()
+    sys.exit(status)
