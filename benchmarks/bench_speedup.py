@@ -1,0 +1,94 @@
+"""The default run's whole wall-clock here against an earlier commit's, alternating in one sitting.
+
+Issue 61 asks for the 20-arm default (train.py with no settings, to solved) in at most 0.55 of the
+wall-clock of commit 861a09a, on the same machine, with the same scores. A run's wall-clock moves
+with the machine's load by more than most single changes, so the two codes run alternately (old,
+new, old, new, ...), each as its own process from the command line as a user starts it (imports,
+start-up and exit included, after one untimed short run each that writes its bytecode and Numba
+caches), and the ratio is of the medians. Each pair's scores.csv must be
+byte-identical: a change that alters the numbers is not a speed-up but a new default.
+
+    git worktree add /tmp/old 861a09a
+    .venv/bin/python benchmarks/bench_speedup.py --old /tmp/old --rounds 3 --json benchmarks/results/speed/speedup.json
+
+``--quick`` runs 3 episodes of 200 decisions instead (a check of the script, not a measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def one_run(where: Path, out: Path, quick: bool) -> dict:
+    """``python train.py --out OUT --force`` in the checkout ``where``, timed as a process."""
+    argv = [sys.executable, "train.py", "--out", str(out), "--force", "--no-progress"]
+    if quick:
+        argv += ["--episodes", "3", "--max-t", "200"]
+    env = {**os.environ, "PYTHONPATH": str(where)}  # that checkout's modules, not this one's
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=where, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"bench_speedup: train.py failed in {where}: {done.stderr.strip().splitlines()[-1:]}")
+    solved = next((line for line in done.stdout.splitlines() if line.startswith("Solved")), None)
+    return {"wall_s": round(wall, 3), "load_before": round(load, 2), "solved": solved,
+            "scores": (out / "scores.csv").read_bytes()}
+
+
+def git_commit(where: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True).stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", type=Path, required=True, help="a checkout of the earlier commit (git worktree)")
+    parser.add_argument("--rounds", type=int, default=3, help="old/new pairs (default 3)")
+    parser.add_argument("--quick", action="store_true", help="3 short episodes: checks the script, measures nothing")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds: expected a whole number >= 1, got {args.rounds}")
+    if not (args.old / "train.py").exists():
+        parser.error(f"--old {args.old}: no train.py there; expected a checkout of the earlier commit")
+    codes = {"old": args.old.resolve(), "new": ROOT}
+    runs, same_scores = [], True
+    with tempfile.TemporaryDirectory() as tmp:
+        for code, where in codes.items():  # untimed: each checkout's bytecode and Numba caches written once
+            one_run(where, Path(tmp) / code, quick=True)
+        for i in range(args.rounds):
+            scores = {}
+            for code, where in codes.items():
+                result = one_run(where, Path(tmp) / code, args.quick)
+                scores[code] = result.pop("scores")
+                runs.append({"round": i + 1, "code": code, **result})
+                print(f"round {i + 1} {code}: {result['wall_s']:.1f} s (load {result['load_before']}); {result['solved']}",
+                      flush=True)
+            same_scores &= scores["old"] == scores["new"]
+    medians = {code: statistics.median(r["wall_s"] for r in runs if r["code"] == code) for code in codes}
+    ratio = medians["new"] / medians["old"]
+    print(f"median wall-clock: old {medians['old']:.1f} s, new {medians['new']:.1f} s, new/old {ratio:.3f}; "
+          f"scores {'byte-identical' if same_scores else 'DIFFER'} in every pair")
+    if args.json:
+        from ddpg import reproducible
+        from ddpg.rundir import write_json
+
+        write_json(args.json, {"command": "python benchmarks/bench_speedup.py " + " ".join(argv or sys.argv[1:]),
+                               "old_commit": git_commit(codes["old"]), "new_commit": git_commit(ROOT),
+                               "quick": args.quick, "machine": reproducible.machine(), "runs": runs,
+                               "median_old_s": medians["old"], "median_new_s": medians["new"],
+                               "new_over_old": round(ratio, 4), "scores_identical": same_scores})
+    return 0 if same_scores else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
