@@ -44,7 +44,7 @@ RECORD = Path(__file__).with_name("fast_cpu_restates.json")
 RESTATED: dict[str, tuple[str, tuple[str, ...]]] = {
     "Actor": ("actor_local", ("__init__", "forward")),
     "Critic": ("critic_local", ("__init__", "forward")),
-    "Agent": ("", ("__init__", "policy", "learn_many", "learn", "td_target", "critic_loss", "actor_loss", "optimise",
+    "Agent": ("", ("__init__", "step", "policy", "learn_many", "learn", "td_target", "critic_loss", "actor_loss", "optimise",
                    "soft_update", "target_action", "target_value", "critic_values", "smallest", "value_loss")),
     "ReplayBuffer": ("memory", ("__init__", "sample", "split")),
 }
@@ -107,8 +107,8 @@ def _data_only_pieces() -> tuple[type, ...]:
 
 def _called(obj: Any, name: str, label: str) -> Any:
     """What ``obj`` runs for ``name``: an attribute set on the instance, else the first definition
-    in its class's MRO that is not a data-only variant's piece (those may only wrap ``__init__``);
-    None where nothing defines it."""
+    in its class's MRO that is not a data-only variant's piece (those may only wrap a part, calling
+    ``super()``); None where nothing defines it."""
     if name != "__init__" and name in getattr(obj, "__dict__", {}):
         return obj.__dict__[name]
     skip = _data_only_pieces()
@@ -116,7 +116,7 @@ def _called(obj: Any, name: str, label: str) -> Any:
         if name in cls.__dict__:
             if cls in skip:
                 func = cls.__dict__[name]
-                if name != "__init__" or "super" not in getattr(getattr(func, "__code__", None), "co_names", ()):
+                if "super" not in getattr(getattr(func, "__code__", None), "co_names", ()):
                     raise Differs(f"{label} is replaced by the data-only variant {cls.__name__}")
                 continue
             return cls.__dict__[name]
