@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 # Light modules only (neither PyTorch nor MuJoCo): --help is answered before either loads;
-# the run folder's module is imported in main, the agent and the environment in watch's functions.
+# the run folder's module is imported in main, the agent and the environment in ddpg.playing's functions.
 from ddpg import reproducible
 from ddpg.cli import path_text, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
+from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
 from ddpg.tasks import DEFAULT_ENV, open_environment
-from watch import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
 
 SUMMARY_FILE = "evaluation.json"
 EPISODES_FILE = "evaluation.csv"

@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +26,13 @@ import numpy as np
 
 # Light modules (neither PyTorch nor MuJoCo), so that --help is answered before either loads;
 # the agent, the run folder and the environment are imported inside the functions that use them.
-# Not yet: the checkpoints' file names and the physics step are defined only in modules that
-# load PyTorch (ddpg.rundir) and MuJoCo (reacher.environment), the two lines marked below.
 from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
-from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
+from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, run_episode
 from ddpg.tasks import DEFAULT_ENV, open_environment
-from reacher import MAX_EPISODE_STEPS as EPISODE_DECISIONS  # reacher.environment's EPISODE_DECISIONS
 from reacher import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # NumPy only
 
-PROJECT_ROOT = Path(__file__).resolve().parent
-DEFAULT_ACTOR = PROJECT_ROOT / ACTOR_FILE
-DEFAULT_CRITIC = PROJECT_ROOT / CRITIC_FILE
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
 DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
 # The built-in model's offscreen framebuffer.
@@ -47,8 +41,6 @@ VIDEO_SUFFIXES = (".mp4", ".gif")
 FILMSTRIP_SUFFIX = ".png"  # watch.py --out strip.png: four stills of one episode side by side
 DEFAULT_VIDEO = "watch.mp4"  # where the video goes without --out when no viewer opens
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}  # a filmstrip's stills, as its line says them
-
-FrameSink = Callable[[np.ndarray], None]
 
 
 def __getattr__(name: str) -> Any:
@@ -67,42 +59,6 @@ def _reacher_environment(**kwargs: Any) -> Any:
     """A built-in Reacher, made by ``watch.ReacherEnvironment`` (whatever it is now)."""
     environment = globals().get("ReacherEnvironment") or __getattr__("ReacherEnvironment")
     return environment(**kwargs)
-
-
-def run_episode(
-    env: Any,
-    agent: Any,
-    steps: int = EPISODE_DECISIONS,
-    every: int = 1,
-    on_frame: FrameSink | None = None,
-    width: int = 640,
-    height: int = 480,
-    train_mode: bool = True,
-    at: Collection[int] | None = None,
-) -> np.ndarray:
-    """Play one episode (or its first `steps` decisions) greedily; return each agent's score.
-
-    When `on_frame` is given it receives the rendered start frame and one frame after every
-    `every`-th decision, so callers can stream frames to a file instead of holding them all
-    (a full 1000-decision episode at 640x480 would be ~900 MB of frames). With `at`, the
-    frames are instead those after the decisions it lists (0: the start), however spaced.
-    """
-    brain_name = env.brain_names[0]
-    info = env.reset(train_mode=train_mode)[brain_name]
-    states = info.vector_observations
-    scores = np.zeros(len(states))
-    if on_frame is not None and (at is None or 0 in at):
-        on_frame(env.render(width=width, height=height))
-    for t in range(1, steps + 1):
-        actions = agent.act(states, add_noise=False)
-        info = env.step(actions)[brain_name]
-        scores += info.rewards
-        states = info.vector_observations
-        if on_frame is not None and (t in at if at is not None else t % every == 0):
-            on_frame(env.render(width=width, height=height))
-        if np.any(info.local_done):
-            break
-    return scores
 
 
 def still_decisions(frames: int, steps: int) -> list[int]:
@@ -213,27 +169,6 @@ def _record(env: Any, agent: Any, writer: Any, episodes: int, steps: int, every:
         bar.close()
         writer.close()
     return all_scores
-
-
-def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.PathLike[str] | None = None,
-               seed: int = 0, run: str | os.PathLike[str] | None = None, device: Any = "cpu") -> Any:
-    """An agent to watch: from a run folder (its architecture from run.json) or from checkpoint
-    files, whose layer sizes are read from them (FileNotFoundError / ValueError if unusable).
-
-    Without ``actor`` the committed checkpoints are used, the critic included; with ``actor``
-    alone no critic is loaded. ``critic="none"`` skips it too (acting needs only the actor).
-    """
-    from ddpg.agents import agent_from_checkpoints, agent_from_run
-
-    if run is not None:
-        if actor is not None or critic is not None:
-            raise ValueError("--run takes the checkpoints from the run folder; leave out --actor/--critic")
-        return agent_from_run(run, seed=seed, device=device)
-    if critic is None and actor is None:
-        critic = DEFAULT_CRITIC
-    if isinstance(critic, str) and critic.lower() == "none":
-        critic = None
-    return agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed, device=device)
 
 
 # ----------------------------------------------------------------------------- CLI

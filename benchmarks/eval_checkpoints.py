@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ddpg.playing import load_agent
 from evaluate import evaluate
-from watch import load_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 

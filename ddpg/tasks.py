@@ -3,7 +3,7 @@
     python train.py --env MountainCarContinuous-v0 --out runs/mcc
     python train.py --env Pendulum-v1 --num-envs 4 --out runs/pendulum
 
-``ddpg.loop.train``, ``watch.run_episode`` and ``evaluate`` talk to environments through the
+``ddpg.loop.train``, ``ddpg.playing.run_episode`` and ``evaluate`` talk to environments through the
 unityagents 0.4 interface (``brain_names``, ``reset(train_mode)[brain]``,
 ``step(actions)[brain]`` with ``vector_observations``, ``rewards``, ``local_done``,
 ``max_reached``). ``GymEnvironment`` presents a Gymnasium vector environment that way, so

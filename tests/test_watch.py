@@ -13,6 +13,7 @@ import pytest
 
 import train
 import watch
+from ddpg import playing
 from ddpg.rundir import save_checkpoints
 from ddpg_agent import Agent
 from reacher import ReacherEnvironment
@@ -58,7 +59,7 @@ def test_cli_writes_mp4_with_frames_of_the_requested_size(checkpoints, tmp_path,
 
 
 def test_record_video_gif_one_agent_two_episodes(checkpoints, tmp_path):
-    agent = watch.load_agent(*checkpoints)
+    agent = playing.load_agent(*checkpoints)
     out = tmp_path / "clip.gif"
     with ReacherEnvironment(num_agents=1, seed=3, verbose=False) as env:
         scores = watch.record_video(env, agent, out, episodes=2, steps=9, every=3, width=W, height=H)
@@ -70,7 +71,7 @@ def test_record_video_gif_one_agent_two_episodes(checkpoints, tmp_path):
 
 
 def test_filmstrip_is_a_deterministic_png_of_evenly_spaced_stills(checkpoints, tmp_path):
-    agent = watch.load_agent(*checkpoints)
+    agent = playing.load_agent(*checkpoints)
     strips = []
     for name in ("a.png", "b.png"):
         with ReacherEnvironment(num_agents=3, seed=7, verbose=False) as env:
@@ -102,7 +103,7 @@ def test_run_folder_of_any_architecture_replays(tmp_path, capsys):
 
 
 def test_record_video_rejects_other_formats(checkpoints, tmp_path):
-    agent = watch.load_agent(*checkpoints)
+    agent = playing.load_agent(*checkpoints)
     with ReacherEnvironment(num_agents=1, verbose=False) as env, pytest.raises(ValueError, match=r"\.mp4 or \.gif"):
         watch.record_video(env, agent, tmp_path / "clip.avi", steps=2)
 
