@@ -140,7 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_line: bool,
           held: contextlib.ExitStack) -> int:
     """``main`` once the command line has parsed; --out's folder is held in ``held``."""
-    from ddpg import run_lock, rundir  # PyTorch loads here, once --help has been answered
+    from ddpg import run_lock
+    from ddpg.atomic import atomic_write, write_json
+    from ddpg.record_file import environment_id  # PyTorch loads here, once --help has been answered
     try:
         reproducible.ensure(args.reproducible, command_line=command_line)  # may relaunch: before a folder is made
     except reproducible.NotPinned as exc:
@@ -155,7 +157,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
     except (FileNotFoundError, ValueError) as exc:
         parser.error(f"--run {exc.for_run(args.run)}" if args.run is not None and hasattr(exc, "for_run") else str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name
-    env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
+    env_id = (environment_id(args.run) if args.run else None) or DEFAULT_ENV
     if args.agents is None:
         args.agents = 20 if env_id == DEFAULT_ENV else 1
     scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id)
@@ -166,9 +168,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
         text = "episode,score\n" + "".join(f"{i},{s:.4f}\n" for i, s in enumerate(scores, start=1))
         try:
             out.mkdir(parents=True, exist_ok=True)
-            rundir.atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
-            rundir.write_json(out / SUMMARY_FILE, summary)
-        except OSError as exc:  # rundir.SaveError included: a full disk, an unwritable folder
+            atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
+            write_json(out / SUMMARY_FILE, summary)
+        except OSError as exc:  # ddpg.atomic.SaveError included: a full disk, an unwritable folder
             print(f"evaluate.py: error: cannot write into --out {out}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")

@@ -29,6 +29,7 @@ import numpy as np
 from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
 from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, run_episode
+from ddpg.run_files import TEMPORARY_MARK
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from reacher import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # NumPy only
@@ -86,9 +87,9 @@ def filmstrip(env: Any, agent: Any, path: str | os.PathLike[str], frames: int = 
     strip = np.concatenate([part for still in stills for part in (still, gap)][:-1], axis=1)
     from PIL import Image
 
-    from ddpg import rundir
+    from ddpg.atomic import atomic_write
 
-    rundir.atomic_write(path, lambda fh: Image.fromarray(strip).save(fh, format="PNG"))
+    atomic_write(path, lambda fh: Image.fromarray(strip).save(fh, format="PNG"))
     return scores
 
 
@@ -226,9 +227,7 @@ def _unwritable(path: Path) -> str | None:
     """Why a file cannot be written at ``path`` (None: it can), found before minutes of
     rendering rather than after: its folder is made, as writing it would, and a file made and
     removed there (the name of a writer's temporary file, so nothing of another's is touched)."""
-    from ddpg import rundir
-
-    probe = path.with_name(f".{path.name}{rundir.TEMPORARY_MARK}{os.getpid()}")
+    probe = path.with_name(f".{path.name}{TEMPORARY_MARK}{os.getpid()}")
     try:  # (is_dir raises, rather than answers, for a name the file system refuses as too long)
         if path.is_dir():
             return "it is a folder"
@@ -323,7 +322,7 @@ def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
         scores = filmstrip(env, agent, args.out, steps=args.steps, width=args.width, height=args.height)
     except RuntimeError as exc:  # no GL backend: the environment's message says what to install
         return _error(str(exc))
-    except OSError as exc:  # an unwritable folder, a full disk (rundir.SaveError): an older file is untouched
+    except OSError as exc:  # an unwritable folder, a full disk (ddpg.atomic.SaveError): an older file is untouched
         return _error(f"cannot write {args.out}: {exc.strerror or exc}")
     finally:
         _close(env)
@@ -344,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
-        if args.run is not None and hasattr(exc, "for_run"):  # rundir.NetworkMismatch: built from run.json already
+        if args.run is not None and hasattr(exc, "for_run"):  # ddpg.checkpoints.NetworkMismatch: built from run.json already
             parser.error(f"--run {exc.for_run(args.run)}")
         parser.error(f"{exc}{hint}")
     if args.out is not None and (problem := _unwritable(Path(args.out))) is not None:  # before any rendering
@@ -358,9 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
 
-    from ddpg import rundir
+    from ddpg.record_file import environment_id
 
-    env_id = (rundir.environment_id(args.run) if args.run else None) or DEFAULT_ENV
+    env_id = (environment_id(args.run) if args.run else None) or DEFAULT_ENV
     strip = args.out is not None and Path(args.out).suffix.lower() == FILMSTRIP_SUFFIX
     if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
         if strip:

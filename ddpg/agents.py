@@ -8,8 +8,11 @@ from pathlib import Path
 
 import torch
 
-from ddpg import agent_state, backends, rundir
+from ddpg import agent_state, backends
 from ddpg.backends import LEARNERS
+from ddpg.checkpoints import LAYER_NORM_KEY, load_checkpoints, read_state_dict
+from ddpg.record_file import read_record
+from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
 from ddpg.variants import VariantAgent, parse_config, variants_of
 from ddpg.variants.config import NETWORK_KEYS
 from ddpg_agent import Agent, DDPGConfig
@@ -36,7 +39,7 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: 
     checkpoints load on any ``device``, whichever device trained them (they are saved on the CPU).
     A run with batch norm or a NoisyNet actor gives a ``variants.VariantAgent``.
     """
-    record = rundir.read_record(run_dir)
+    record = read_record(run_dir)
     keys = NETWORK_KEYS
     config = parse_config({**{k: record.config[k] for k in keys if k in record.config}, "buffer_size": 1024})
     if agent_class is None:
@@ -46,7 +49,7 @@ def agent_from_run(run_dir: str | os.PathLike[str], seed: int = 0, agent_class: 
     if differs:
         raise ValueError(f"{os.fspath(run_dir)} cannot be rebuilt: {differs} (model.py changed since the run; its "
                          f"commit is {record.git_commit or 'in run.json'}): put those layers back as they were")
-    return rundir.load_checkpoints(agent, Path(run_dir) / rundir.ACTOR_FILE, Path(run_dir) / rundir.CRITIC_FILE)
+    return load_checkpoints(agent, Path(run_dir) / ACTOR_FILE, Path(run_dir) / CRITIC_FILE)
 
 
 def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str | os.PathLike[str] | None = None,
@@ -54,7 +57,7 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str 
     """An agent with the checkpoints loaded (for acting), its sizes read from them: the state
     and action sizes and the hidden layers from the actor's weights, layer norm in the critic
     exactly when the critic's file has it (checkpoints from before it have none)."""
-    actor = rundir.read_state_dict(actor_path)
+    actor = read_state_dict(actor_path)
     try:
         (fc1, state_size), (fc2, _), (action_size, _) = (actor[f"fc{i}.weight"].shape for i in (1, 2, 3))
     except (KeyError, ValueError):
@@ -63,13 +66,13 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str 
     sizes = {"actor_fc1": fc1, "actor_fc2": fc2}
     critic_layer_norm = False
     if critic_path is not None:
-        critic = rundir.read_state_dict(critic_path)
-        critic_layer_norm = f"{rundir.LAYER_NORM_KEY}.weight" in critic
+        critic = read_state_dict(critic_path)
+        critic_layer_norm = f"{LAYER_NORM_KEY}.weight" in critic
         if "fcs1.weight" in critic and "fc2.weight" in critic:  # model.Critic's layers
             sizes.update(critic_fc1=critic["fcs1.weight"].shape[0], critic_fc2=critic["fc2.weight"].shape[0])
     agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=critic_layer_norm, device=device,
                   **sizes)
-    return rundir.load_checkpoints(agent, actor_path, critic_path)
+    return load_checkpoints(agent, actor_path, critic_path)
 
 
 __all__ = ["LEARNERS", "agent_from_checkpoints", "agent_from_run", "make_agent"]

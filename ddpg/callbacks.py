@@ -5,7 +5,7 @@
                 optionally to TensorBoard
     Saver       the run folder: its progress after every episode, everything every
                 ``save_every`` episodes and at the end, and at a stop the run as it stood
-                after its last complete episode, so a resume loses nothing (ddpg.rundir)
+                after its last complete episode, so a resume loses nothing (ddpg.rundir lists the files)
 
 ``standard(...)`` gives what train.py uses; the value maps of a 2-D task are
 ``ddpg.value_maps.Recorder``, a callback too. Their order is the order they run in.
@@ -21,11 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import agent_state, reproducible, rundir
+from ddpg import agent_state, reproducible
+from ddpg.atomic import write_json
 from ddpg.device import describe
 from ddpg.loop import Callback, Episode, Run
 from ddpg.metrics import Metrics
 from ddpg.record import RunRecord
+from ddpg.record_file import git_commit, versions
+from ddpg.run_files import RECORD_FILE, SCORES_FILE
+from ddpg.run_folder import write_run
+from ddpg.run_state import training_state, write_training_state
+from ddpg.score_files import CsvLines, read_metrics, write_metrics, write_scores
 from ddpg.signals import Stopped, signal_number
 from ddpg.snapshot import EpisodeSnapshot
 from ddpg.variants import variants_of
@@ -135,18 +141,18 @@ class Saver(Callback):
         self.provenance: dict[str, Any] = {}
         self.pinned = False  # train.py --reproducible, asked at the start
         self.snapshot: EpisodeSnapshot | None = None
-        self.lines = {"scores": rundir.CsvLines(), "metrics": rundir.CsvLines()}  # rewritten every episode
+        self.lines = {"scores": CsvLines(), "metrics": CsvLines()}  # rewritten every episode
 
     def on_start(self, run: Run) -> None:
         # Fixed for the run: asked once (git runs in a subprocess), not at every save.
-        self.provenance = {"versions": rundir.versions(), "machine": reproducible.machine(),
-                           "git_commit": rundir.git_commit()}
+        self.provenance = {"versions": versions(), "machine": reproducible.machine(),
+                           "git_commit": git_commit()}
         self.pinned = reproducible.active()
         self.saved_episodes = run.resumed_episodes
         self.snapshot = EpisodeSnapshot(run.n_agents, run.settings.max_t, run.agent.config.n_step)
         self.snapshot.take(run.agent, run.loop_state(), run.env_state_at_start)
         Path(self.out_dir).mkdir(parents=True, exist_ok=True)
-        rundir.write_json(Path(self.out_dir) / rundir.RECORD_FILE, self.record(run, run.scores_array(), False).to_dict())
+        write_json(Path(self.out_dir) / RECORD_FILE, self.record(run, run.scores_array(), False).to_dict())
 
     def on_episode(self, run: Run, episode: Episode) -> None:
         if not run.stopping and episode.number % self.save_every == 0 and episode.number < run.settings.episodes:
@@ -176,24 +182,24 @@ class Saver(Callback):
         training state and buffer rows to write (at a stop, the snapshot's), else the run's now;
         the checkpoints and the update count are that state's."""
         self._write_metrics()
-        state, rows = saved or rundir.training_state(run.agent, run.loop_state(), getattr(run.env, "random_state", None),
-                                                     self.save_buffer)
-        rundir.write_training_state(self.out_dir, state, rows)
+        state, rows = saved or training_state(run.agent, run.loop_state(), getattr(run.env, "random_state", None),
+                                              self.save_buffer)
+        write_training_state(self.out_dir, state, rows)
         self.saved_episodes, self.recorded_buffer = len(run.scores), self.save_buffer
         scores, networks = run.scores_array(), state["networks"]
-        rundir.write_run(self.out_dir, run.agent, scores, self.record(run, scores, final, state["agent"]["n_updates"]),
-                         networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
+        write_run(self.out_dir, run.agent, scores, self.record(run, scores, final, state["agent"]["n_updates"]),
+                  networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
 
     def write_progress(self, run: Run) -> None:
         """What is cheap enough for every episode (benchmarks/bench_saving.py): the scores and
         metrics so far, and run.json, which says up to which episode a resume would continue."""
         self._write_metrics()
         scores = run.scores_array()
-        rundir.write_scores(Path(self.out_dir) / rundir.SCORES_FILE, scores, self.lines["scores"])
-        rundir.write_json(Path(self.out_dir) / rundir.RECORD_FILE, self.record(run, scores, False).to_dict())
+        write_scores(Path(self.out_dir) / SCORES_FILE, scores, self.lines["scores"])
+        write_json(Path(self.out_dir) / RECORD_FILE, self.record(run, scores, False).to_dict())
 
     def _write_metrics(self) -> None:
-        rundir.write_metrics(self.out_dir, self.metrics.rows if self.metrics is not None else [], self.lines["metrics"])
+        write_metrics(self.out_dir, self.metrics.rows if self.metrics is not None else [], self.lines["metrics"])
 
     def _take_snapshot(self, run: Run) -> None:
         assert self.snapshot is not None
@@ -234,7 +240,7 @@ def standard(out_dir: str | os.PathLike[str] | None = None, seed: int = 0, quiet
     callbacks: list[Callback] = [printer]
     metrics = None
     if out_dir is not None or tensorboard_dir is not None:
-        earlier = rundir.read_metrics(out_dir) if resume and out_dir is not None else []
+        earlier = read_metrics(out_dir) if resume and out_dir is not None else []
         metrics = MetricsLog(seed, tensorboard_dir, earlier)
         callbacks.insert(0, metrics)
     if out_dir is not None:

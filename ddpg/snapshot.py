@@ -3,7 +3,7 @@ middle of an episode (Ctrl-C, SIGTERM) saves exactly that and a resume continues
 run had never stopped.
 
 At a stop the agent has already changed: updates made, noise drawn, transitions added. Its
-small part (networks, optimisers, noise, counters, random generators: ``ddpg.rundir.training_state``
+small part (networks, optimisers, noise, counters, random generators: ``ddpg.run_state.training_state``
 without the buffer) is copied after every episode. The replay buffer is too large for that
 (290 MB at a million Reacher transitions), but an episode changes few of its rows: it fills
 rows past the filled part, which a save simply leaves out, or, once the buffer is full,
@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from ddpg import rundir
+from ddpg.run_state import training_state
 from ddpg_agent import Agent
 
 
@@ -37,7 +37,7 @@ class EpisodeSnapshot:
 
     def take(self, agent: Agent, loop: dict[str, Any], env_random_state: dict[str, Any] | None) -> None:
         """Copy what the next episode changes: the agent's small state and the filled rows it may overwrite."""
-        state, _ = rundir.training_state(agent, loop, env_random_state, with_buffer=False)
+        state, _ = training_state(agent, loop, env_random_state, with_buffer=False)
         # Everything in it is a fresh copy but the optimisers' state_dicts, which hold their
         # live tensors: the next updates would change them.
         state["optimizer"] = _copied(state["optimizer"])

@@ -1,4 +1,5 @@
-"""What the critic and the actor believe, drawn over a 2-D observation space.
+"""What the critic and the actor believe, drawn over a 2-D observation space (and written into the
+run folder: value_maps/, value_map.png and the animation are this module's files).
 
 For a task whose observation has two numbers (MountainCarContinuous-v0: position and
 velocity) every state is a point of a plane, so the whole of Q(s, mu(s)) and mu(s) fits in
@@ -25,8 +26,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import rundir
+from ddpg import plots
+from ddpg.atomic import atomic_write
 from ddpg.loop import Callback, Episode, Run
+from ddpg.run_files import ANIMATION_STEM, VALUE_MAP_FILE, VALUE_MAPS_DIR
 
 GRID_POINTS = 101  # per axis: 10,201 states, one forward pass of each network
 
@@ -121,11 +124,38 @@ def figure_to_rgb(fig: Any) -> np.ndarray:
     return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
 
 
+def write_value_map(out_dir: str | os.PathLike[str], fig: Any, episode: int | None = None) -> Path:
+    """Save a value-map figure: the frame of ``episode`` into value_maps/, or (no episode) the
+    final picture value_map.png. Returns the path."""
+    if episode is None:
+        path = Path(out_dir) / VALUE_MAP_FILE
+    else:
+        (Path(out_dir) / VALUE_MAPS_DIR).mkdir(parents=True, exist_ok=True)
+        path = Path(out_dir) / VALUE_MAPS_DIR / f"episode_{episode:05d}.png"
+    atomic_write(path, lambda fh: fig.savefig(fh, format="png", dpi=80))
+    return path
+
+
+def write_animation(out_dir: str | os.PathLike[str], fps: float = 4.0) -> Path | None:
+    """Assemble value_maps/episode_*.png, in episode order, into value_maps.mp4 (a GIF where
+    ffmpeg cannot run; ``ddpg.plots.encode_animation``); None when there are no frames."""
+    import tempfile
+
+    frames = sorted((Path(out_dir) / VALUE_MAPS_DIR).glob("episode_*.png"))
+    if not frames:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:  # ffmpeg wants a file name: encode beside, then move in
+        encoded = plots.encode_animation(frames, Path(tmp) / ANIMATION_STEM, fps)
+        path = Path(out_dir) / encoded.name
+        atomic_write(path, lambda fh: fh.write(encoded.read_bytes()))
+    return path
+
+
 class Recorder(Callback):
     """A training callback (``ddpg.loop.train(..., callbacks=[Recorder(env, agent, run_dir)])``):
     the maps of episode 1 and of every ``every``-th episode into the run folder, and at the
     end the last episode's maps (value_map.png) and the animation of them all, whose path is
-    then ``animation`` (rundir writes the files)."""
+    then ``animation`` (``write_value_map``, ``write_animation``)."""
 
     wants_trajectory = True
 
@@ -157,7 +187,7 @@ class Recorder(Callback):
         import matplotlib.pyplot as plt
 
         for episode in episodes:
-            rundir.write_value_map(self.run_dir, fig, episode)
+            write_value_map(self.run_dir, fig, episode)
         plt.close(fig)
 
     def finish(self) -> Path | None:
@@ -166,7 +196,8 @@ class Recorder(Callback):
         if self.last is None:
             return None
         self._write(self._draw(*self.last), self.last[0], None)
-        return rundir.write_animation(self.run_dir)
+        return write_animation(self.run_dir)
 
 
-__all__ = ["GRID_POINTS", "Grid", "Recorder", "draw", "evaluate_grid", "figure_to_rgb", "grid_for"]
+__all__ = ["GRID_POINTS", "Grid", "Recorder", "draw", "evaluate_grid", "figure_to_rgb", "grid_for", "write_animation",
+           "write_value_map"]

@@ -19,7 +19,7 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import rundir
+from ddpg import atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,7 +142,7 @@ def _full_disk(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         fh = real_open(path, mode, *args, **kwargs)
         return _FullDisk(fh) if "w" in mode and name in str(path) else fh
 
-    monkeypatch.setattr(rundir, "open", full_open, raising=False)
+    monkeypatch.setattr(atomic, "open", full_open, raising=False)
 
 
 def test_a_full_disk_stops_the_run_with_one_line_and_keeps_the_last_save(run_folder, tmp_path, monkeypatch,

@@ -1,0 +1,135 @@
+"""The checkpoints, checkpoint_actor.pth and checkpoint_critic.pth: plain state_dicts of the local
+actor and critic, loadable exactly as in the course (``net.load_state_dict(torch.load(f))``).
+
+Written and read here only; the helpers that compare a saved network's layers with an agent's
+(``same_layers``, ``layer_sizes``) and read a file saved by ``torch.save`` (``read_torch_file``)
+serve the training state too (``ddpg.run_state``), whose networks are state_dicts as well.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from ddpg.agent_state import tensor_state
+from ddpg.atomic import atomic_write
+from ddpg.run_files import RECORD_FILE
+from ddpg_agent import Agent
+
+
+class NetworkMismatch(ValueError):
+    """A checkpoint whose layers are not the agent's: ``saved`` and ``expected`` say both. The
+    message suits an agent built by hand; ``for_run`` says it for an agent built from a run's
+    run.json, where rebuilding it from run.json is what already happened."""
+
+    def __init__(self, path: str | os.PathLike[str], saved: str, expected: str) -> None:
+        super().__init__(f"checkpoint {os.fspath(path)} does not match the network: it has layers [{saved}], the "
+                         f"agent expects [{expected}]; build the agent with the checkpoint's sizes (a run folder's "
+                         f"{RECORD_FILE} records them: watch.py --run DIR)")
+        self.path, self.saved, self.expected = Path(path), saved, expected
+
+    def for_run(self, run: str | os.PathLike[str]) -> str:
+        """One line for a run's own checkpoint that its run.json no longer builds: what differs, and what to do."""
+        return (f"{run}: its {self.path.name} has layers [{self.saved}], but its {RECORD_FILE} with model.py as it "
+                f"is now builds [{self.expected}]: model.py's layer sizes (or {RECORD_FILE}'s config) changed since "
+                f"the run trained; put them back as they were, or set actor_fc1, actor_fc2, critic_fc1 and critic_fc2 "
+                f"in {RECORD_FILE}'s config to the saved sizes")
+
+
+def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
+                     critic_path: str | os.PathLike[str]) -> None:
+    """The local actor's and critic's state_dicts, in the course's file format."""
+    write_checkpoints(tensor_state(agent.actor_local), tensor_state(agent.critic_local), actor_path, critic_path)
+
+
+def write_checkpoints(actor: dict[str, torch.Tensor], critic: dict[str, torch.Tensor],
+                      actor_path: str | os.PathLike[str], critic_path: str | os.PathLike[str]) -> None:
+    """Two state_dicts (the networks now, or as a training state kept them) as the checkpoints."""
+    for state, path in ((actor, actor_path), (critic, critic_path)):
+        atomic_write(path, lambda fh, state=state: torch.save(state, fh))
+
+
+LAYER_NORM_KEY = "ln1"  # model.Critic's first layer norm: in a critic's state_dict when it has layer norm
+
+
+def layer_sizes(state: dict[str, torch.Tensor]) -> str:
+    """'fc1 33->128, fc2 128->128, ...' from the weight matrices of a state_dict (', layer norm'
+    when it has model.Critic's)."""
+    sizes = ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
+                      for k, v in state.items() if k.endswith(".weight") and getattr(v, "ndim", 0) == 2)
+    return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "")
+
+
+def same_layers(saved: dict[str, Any], expected: dict[str, torch.Tensor]) -> bool:
+    """The same tensors by name and shape: a state_dict that loads into the module of ``expected``."""
+    return set(saved) == set(expected) and all(getattr(saved[k], "shape", None) == expected[k].shape for k in saved)
+
+
+def is_state_dict(value: Any) -> bool:
+    """A network's state_dict (names to tensors), as a checkpoint holds."""
+    return isinstance(value, dict) and all(isinstance(v, torch.Tensor) for v in value.values())
+
+
+def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
+    """A checkpoint's state_dict; FileNotFoundError, or a one-line ValueError for a file that is
+    none (a training state, something else, one trained with the removed input normalisation)."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"checkpoint not found: {path}")
+    state = read_torch_file(Path(path), "a checkpoint (a network's state_dict)")
+    if not is_state_dict(state):
+        kind = "a training state (training_state.pt)" if isinstance(state, dict) and "networks" in state \
+            else f"a {type(state).__name__}"
+        raise ValueError(f"checkpoint {path} holds {kind}, expected a network's state_dict (checkpoint_actor.pth)")
+    # Files written before the input normalisation was removed carry it as identity buffers.
+    for key in ("obs_scale", "obs_bias"):
+        if key in state:
+            identity = torch.ones_like(state[key]) if key == "obs_scale" else torch.zeros_like(state[key])
+            if not torch.equal(state[key], identity):
+                raise ValueError(f"checkpoint {path} was trained with input normalisation "
+                                 "(obs_norm), which this version no longer has")
+            del state[key]
+    return state
+
+
+def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
+                     critic_path: str | os.PathLike[str] | None = None) -> Agent:
+    """Load state_dicts into the agent's local networks and copy them into the targets.
+
+    FileNotFoundError for a missing file; ValueError naming the file for one that is not a
+    state_dict, or whose layer sizes differ from the agent's (both sizes are named).
+    """
+    pairs: list[tuple[str | os.PathLike[str], nn.Module]] = [(actor_path, agent.actor_local)]
+    if critic_path is not None:
+        pairs.append((critic_path, agent.critic_local))
+    for path, module in pairs:
+        state = read_state_dict(path)
+        expected = module.state_dict()
+        if not same_layers(state, expected):
+            raise NetworkMismatch(path, layer_sizes(state), layer_sizes(expected))
+        module.load_state_dict(state)
+    agent.actor_target.load_state_dict(agent.actor_local.state_dict())
+    agent.critic_target.load_state_dict(agent.critic_local.state_dict())
+    if agent.backend is not None:
+        agent.backend.weights_loaded()  # the CUDA graph back-end's acting copy follows
+    return agent
+
+
+def read_torch_file(path: Path, what: str) -> Any:
+    """What ``torch.save`` wrote to ``path`` (tensors and plain data only, on the CPU); a file it
+    cannot read is a one-line ValueError saying it is not ``what``."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several types, with several lines, for files it cannot read
+        # PyTorch's own text runs to several lines and, for a file that is not its own, gives
+        # advice that does not apply (load it with weights_only=False): its error's name is enough.
+        raise ValueError(f"cannot read {path}: it is not {what} saved by torch.save, or it is damaged "
+                         f"(PyTorch: {type(exc).__name__})") from None
+
+
+__all__ = ["LAYER_NORM_KEY", "NetworkMismatch", "is_state_dict", "layer_sizes", "load_checkpoints", "read_state_dict",
+           "read_torch_file", "same_layers", "save_checkpoints", "write_checkpoints"]
