@@ -9,14 +9,13 @@ where d is the discount of the bootstrap (gamma, or 0 after a true terminal stat
     actor     L_mu = -mean Q(s, mu(s))                 one Adam step on the actor
     targets   theta' <- tau * theta + (1 - tau) * theta'   for both pairs of networks
 
-n-step returns carry rewards n steps back; Ornstein-Uhlenbeck noise explores; a time limit bootstraps.
-What you edit here or in model.py runs: a faster learner (``ddpg/backends``) takes over only while this
-code is exactly the code it was written from; a variant (``ddpg/variants``) replaces named parts.
+n-step returns carry rewards n steps back; OU noise explores. What you edit here or in model.py runs: a faster
+learner (``ddpg/backends``) runs only this exact code; a variant (``ddpg/variants``) replaces named parts.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg.settings import built_widths, given, setting  # the fields' checks and docs; model.py's widths
-from model import Actor, Critic
+from model import Actor, Critic, built_widths, given
+
+
+def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False) -> Any:
+    """A field declared once: its default, its check (ddpg.settings), its meaning, whether checkpoints' shapes depend on it."""
+    return field(default=default, metadata={"check": check, "doc": doc, "network": network})
 
 
 @dataclass
@@ -154,8 +157,7 @@ class OUNoise:
         self.state[...] = 0.0
         self.scale = max(self.scale_min, self.scale * self.decay)
 
-    def sample(self, n: int = 1) -> np.ndarray:
-        """Noise for ``n`` agents, shape (n, action_size)."""
+    def sample(self, n: int = 1) -> np.ndarray:  # (n agents, action_size)
         if self.state.shape[0] != n:
             self.state = np.zeros((n, self.action_size))
         self.state += -self.theta * self.state + self.sigma * self.rng.standard_normal(self.state.shape)
@@ -185,7 +187,6 @@ class Agent:
         self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
                                                  weight_decay=cfg.weight_decay, fused=True)
         self.backend: Any = None  # None: learn() below; else one proven to compute it, faster (ddpg/backends)
-
         self.noise, self.memory = self.make_noise(), self.make_memory()
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
@@ -255,8 +256,7 @@ class Agent:
             self.learn(self.memory.sample())
 
     def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
-        """One update from a batch, in four named parts; both losses from the critic before its step (the
-        course takes the actor's on the stepped critic, one small step apart)."""
+        """One update in four named parts, both losses from the critic before its step (the course: one step apart)."""
         states, actions, rewards, next_states, discounts = experiences
         y = self.td_target(rewards, next_states, discounts)  # the target
         critic_loss = self.critic_loss(states, actions, y)  # the critic's loss

@@ -105,3 +105,18 @@ class Critic(nn.Module):
         xs = F.relu(self.ln1(self.fcs1(state)))
         x = F.relu(self.ln2(self.fc2(torch.cat((xs, action), dim=1))))
         return self.fc3(x)
+
+
+# The widths a config sets, and the widths built (by this file's layer names), which the config records.
+def given(**sizes: int | None) -> dict[str, int]:
+    """The networks' widths a config sets (None: model.py's own default)."""
+    return {name: size for name, size in sizes.items() if size is not None}
+
+
+def built_widths(actor: nn.Module, critic: nn.Module) -> dict[str, int]:
+    """The hidden widths of model.py's networks as built (by its layer names), for the config to record:
+    a rebuilt agent (watch.py, evaluate.py, --resume) then passes them, whatever model.py's defaults are by then."""
+    layers = {"actor_fc1": (actor, "fc1"), "actor_fc2": (actor, "fc2"), "critic_fc1": (critic, "fcs1"),
+              "critic_fc2": (critic, "fc2")}
+    widths = {key: getattr(getattr(net, name, None), "out_features", None) for key, (net, name) in layers.items()}
+    return {key: width for key, width in widths.items() if isinstance(width, int)}

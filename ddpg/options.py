@@ -134,14 +134,14 @@ def _start_and_invocation_options(start: argparse._ArgumentGroup, now: argparse.
 
 
 class _Settings(argparse.Action):
-    """--settings: prints ``ddpg.settings.describe()`` and exits. The agent is imported only then,
+    """--settings: prints ``ddpg.variants.config.describe()`` and exits. The agent is imported only then,
     so that --help stays free of PyTorch (tests/test_help_speed.py)."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
         super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from ddpg.settings import describe
+        from ddpg.variants.config import describe
 
         print(describe())
         parser.exit()

@@ -11,29 +11,8 @@ so no list of names is written out twice.
 from __future__ import annotations
 
 import math
-from dataclasses import field, fields
+from dataclasses import fields
 from typing import Any
-
-
-def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False) -> Any:
-    """A config field, declared once: its default, what it must be (a check of ``CHECKS``, or the values
-    it may take), what it means (``train.py --settings``, the Report) and whether a checkpoint's shapes
-    depend on it (``network``)."""
-    return field(default=default, metadata={"check": check, "doc": doc, "network": network})
-
-
-def given(**sizes: int | None) -> dict[str, int]:
-    """The networks' widths a config sets (None: model.py's own default)."""
-    return {name: size for name, size in sizes.items() if size is not None}
-
-
-def built_widths(actor: Any, critic: Any) -> dict[str, int]:
-    """The hidden widths of model.py's networks as built (by its layer names), for the config to record:
-    a rebuilt agent (watch.py, evaluate.py, --resume) then passes them, whatever model.py's defaults are by then."""
-    layers = {"actor_fc1": (actor, "fc1"), "actor_fc2": (actor, "fc2"), "critic_fc1": (critic, "fcs1"),
-              "critic_fc2": (critic, "fc2")}
-    widths = {key: getattr(getattr(net, name, None), "out_features", None) for key, (net, name) in layers.items()}
-    return {key: width for key, width in widths.items() if isinstance(width, int)}
 
 
 def is_number(value: Any) -> bool:
@@ -107,23 +86,4 @@ def network_keys(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls) if f.metadata["network"])
 
 
-def describe() -> str:
-    """Each setting a --config may give: its name, default and meaning, read from the fields' metadata
-    (``train.py --settings``), so the command line says what the Report's table says, from one place."""
-    import json
-
-    from ddpg.variants.config import VariantConfig
-    from ddpg_agent import DDPGConfig
-
-    lines, seen = [], set()
-    for cls, title in ((DDPGConfig, "DDPGConfig (ddpg_agent.py)"), (VariantConfig, "variants.VariantConfig, besides")):
-        lines.append(f"{title}: name, default, meaning")
-        for f in fields(cls):
-            if f.name not in seen:
-                default = "null (model.py's own)" if f.default is None else json.dumps(f.default)
-                lines.append(f"  {f.name:<18} {default:<10} {f.metadata.get('doc', '')}")
-                seen.add(f.name)
-    return "\n".join(lines)
-
-
-__all__ = ["CHECKS", "describe", "from_dict", "is_number", "network_keys", "problems"]
+__all__ = ["CHECKS", "from_dict", "is_number", "network_keys", "problems", "shown"]

@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from ddpg.settings import setting
 from ddpg.variants.registry import Variant
+from ddpg_agent import setting
 
 
 class ScaledCriticLoss:

@@ -9,10 +9,9 @@ import torch
 import torch.nn.functional as F
 
 import train as train_mod
-from ddpg.settings import setting
 from ddpg.variants import VariantAgent, compose, parse_config, registry
 from ddpg.variants.registry import Variant
-from ddpg_agent import Agent
+from ddpg_agent import Agent, setting
 from tests._toy_variant import TOY
 
 

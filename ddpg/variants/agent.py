@@ -44,12 +44,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from ddpg.settings import given
 from ddpg.variants import compose, registry
 from ddpg.variants import config as variant_config
 from ddpg.variants.config import VariantConfig
 from ddpg_agent import Agent, DDPGConfig
-from model import Critic
+from model import Critic, given
 
 
 @functools.cache

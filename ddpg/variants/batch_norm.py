@@ -18,8 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg.settings import given
-from model import Actor, Critic
+from model import Actor, Critic, given
 
 
 class BatchNormActor(Actor):

@@ -14,9 +14,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ddpg import settings
-from ddpg.settings import is_number, setting
+from ddpg.settings import is_number
 from ddpg.variants import registry
-from ddpg_agent import DDPGConfig
+from ddpg_agent import DDPGConfig, setting
 
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
@@ -126,4 +126,20 @@ def variants_of(config: DDPGConfig) -> dict[str, Any]:
     return config.variants() if isinstance(config, VariantConfig) else {}
 
 
-__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "config_class", "parse_config", "variants_of"]
+def describe() -> str:
+    """Each setting a --config may give: its name, default and meaning, read from the fields' metadata
+    (``train.py --settings``), so the command line says what the Report's table says, from one place."""
+    import json
+
+    lines, seen = [], set()
+    for cls, title in ((DDPGConfig, "DDPGConfig (ddpg_agent.py)"), (VariantConfig, "variants.VariantConfig, besides")):
+        lines.append(f"{title}: name, default, meaning")
+        for f in fields(cls):
+            if f.name not in seen:
+                default = "null (model.py's own)" if f.default is None else json.dumps(f.default)
+                lines.append(f"  {f.name:<18} {default:<10} {f.metadata.get('doc', '')}")
+                seen.add(f.name)
+    return "\n".join(lines)
+
+
+__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "config_class", "describe", "parse_config", "variants_of"]

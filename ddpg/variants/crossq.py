@@ -32,8 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg.settings import given
-from model import Critic
+from model import Critic, given
 
 R_MAX, D_MAX = 3.0, 5.0  # Ioffe's limits on the renormalisation factors, as CrossQ uses them
 MOMENTUM = 0.01  # running statistics move this far towards each training batch's (flax's 0.99, as CrossQ's)

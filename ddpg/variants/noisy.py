@@ -21,8 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ddpg.settings import given
-from model import Actor
+from model import Actor, given
 
 
 class NoisyLinear(nn.Linear):
