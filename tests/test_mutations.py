@@ -241,17 +241,14 @@ def _check(name: str, line: str, weights: torch.Tensor, expected: str, unedited:
         assert weights.shape != unedited["readable"].shape or not torch.equal(weights, unedited["readable"])
 
 
-@pytest.mark.parametrize(("key", "edits", "expected"), MODEL_EDITS, ids=[e[0] for e in MODEL_EDITS])
-def test_an_edit_of_model_py_runs(tmp_path, monkeypatch, capsys, unedited, key, edits, expected) -> None:
-    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", edits, f"edited_{key.replace('-', '_')}"))
-    agent = _build()
-    name, line = _attach(agent, capsys)
-    _check(name, line, _world(agent), expected, unedited)
+FILE_EDITS = [("model.py", *e) for e in MODEL_EDITS] + [("ddpg_agent.py", *e) for e in AGENT_EDITS]
+USE_EDITED = {"model.py": _use_edited_model, "ddpg_agent.py": _use_edited_agent}
 
 
-@pytest.mark.parametrize(("key", "edits", "expected"), AGENT_EDITS, ids=[e[0] for e in AGENT_EDITS])
-def test_an_edit_of_ddpg_agent_py_runs(tmp_path, monkeypatch, capsys, unedited, key, edits, expected) -> None:
-    _use_edited_agent(monkeypatch, _edited_module(tmp_path, "ddpg_agent.py", edits, f"edited_{key.replace('-', '_')}"))
+@pytest.mark.parametrize(("file", "key", "edits", "expected"), FILE_EDITS, ids=[e[1] for e in FILE_EDITS])
+def test_an_edit_of_model_py_or_ddpg_agent_py_runs(tmp_path, monkeypatch, capsys, unedited, file, key, edits,
+                                                  expected) -> None:
+    USE_EDITED[file](monkeypatch, _edited_module(tmp_path, file, edits, f"edited_{key.replace('-', '_')}"))
     agent = _build()
     name, line = _attach(agent, capsys)
     _check(name, line, _world(agent), expected, unedited)
