@@ -123,7 +123,8 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     record["networks"] = agent_state.network_shapes(agent)
     if cfg.resume is not None:
         # Everything that may refuse the resume is decided before anything is said about it.
-        differs = agent_state.differing_shapes(agent, rundir.read_record(cfg.resume).networks)
+        previous = rundir.read_record(cfg.resume)
+        differs = agent_state.differing_shapes(agent, previous.networks)
         if differs:
             parser.error(f"--resume: {differs}: model.py changed since the run; put those layers back as they were")
         resume, exact, resuming = _restore(cfg, agent, env, parser)
@@ -131,7 +132,6 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
                                                           "exact": exact}]
         done, taken = len(resume["scores"]), resume.get("env_steps", 0)
         ended = done >= cfg.loop.episodes or (resume.get("solved_at") is not None and cfg.loop.stop_when_solved)
-        previous = rundir.read_record(cfg.resume)
         unfinished = ended and not previous.finished  # killed while writing its final save
         if done >= cfg.loop.episodes and not unfinished:
             parser.error(f"--resume: the run already has {done} episodes; pass --episodes above that")

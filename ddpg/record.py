@@ -79,7 +79,7 @@ class RunRecord:
     resumed: list[dict[str, Any]] | None = field(default=None, metadata=ONLY_WHEN_SET)
     # each part's learner, the first run's then each resume's (``learner`` is the last part's): an
     # edit between parts sends a resume to the readable learner
-    learners: list[str] | None = field(default=None, metadata=ONLY_WHEN_SET)
+    learners: list[str | None] | None = field(default=None, metadata=ONLY_WHEN_SET)  # null: not recorded then
     # the layer shapes of the networks built, by parameter name: what watch.py, evaluate.py and
     # --resume must build again (model.py's widths may have changed since)
     networks: dict[str, dict[str, list[int]]] | None = field(default=None, metadata=ONLY_WHEN_SET)

@@ -136,7 +136,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
     extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why", "unity")
              if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]
-    extra["learners"] = list(record.learners or [record.learner] * (1 + len(record.resumed or [])))
+    # A record from before each part's learner was kept knows only the last part's: the others are null.
+    extra["learners"] = list(record.learners or [*[None] * len(record.resumed or []), record.learner])
     save_every = args.save_every if "--save-every" in given else record.save_every
     save_buffer = args.save_buffer if "--save-buffer" in given else record.save_buffer
     # Where it ran, unless told (a GPU run resumes on the CPU where there is no GPU, and says so);

@@ -36,6 +36,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from ddpg.variants.compose import code_names
+
 RECORD = Path(__file__).with_name("fast_cpu_restates.json")
 
 # What the fast learner restates, by where the agent keeps it: "" the agent itself, else an attribute.
@@ -64,15 +66,6 @@ def _strip_docstrings(tree: ast.AST) -> None:
                 node.body = node.body[1:] or [ast.Pass()]
 
 
-def _names(code: types.CodeType) -> set[str]:
-    """Every name a code object and the functions inside it refer to."""
-    out = set(code.co_names) | set(code.co_varnames)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            out |= _names(const)
-    return out
-
-
 def fingerprint(func: Any, label: str = "") -> str:
     """The function's code without docstrings and comments (and, for the networks' constructors,
     defaults), hashed. Differs when it cannot be read as the plain function it claims to be."""
@@ -94,7 +87,7 @@ def fingerprint(func: Any, label: str = "") -> str:
     # The code in memory must be the one in the file (a file edited after import is not what runs).
     compiled = compile(ast.Module(body=[node], type_ignores=[]), "<admission>", "exec").co_consts
     code = next((c for c in compiled if isinstance(c, types.CodeType)), None)
-    if code is None or _names(code) != _names(func.__code__):
+    if code is None or code_names(code) != code_names(func.__code__):
         raise Differs(f"{label} in memory is not the code in its file (edited after import?)")
     return hashlib.sha256(ast.unparse(node).encode()).hexdigest()[:16]
 

@@ -17,18 +17,20 @@ from typing import Any
 from ddpg.variants import registry
 
 
-def _names(func: Any) -> set[str]:
-    """Every name a function's code (and the code inside it) refers to."""
-    func = getattr(func, "__func__", func)
-    code = getattr(func, "__code__", None)
-    if code is None:
-        return set()
+def code_names(code: types.CodeType) -> set[str]:
+    """Every name a code object and the functions inside it refer to (``backends.admission`` reads them too)."""
     out, todo = set(), [code]
     while todo:
         c = todo.pop()
         out |= set(c.co_names) | set(c.co_varnames)
         todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
     return out
+
+
+def _names(func: Any) -> set[str]:
+    """``code_names`` of a function, a static or class method ({} for what has no code)."""
+    code = getattr(getattr(func, "__func__", func), "__code__", None)
+    return set() if code is None else code_names(code)
 
 
 def _where(cls: type, name: str) -> str:
@@ -74,4 +76,4 @@ def problem(cls: type) -> str | None:
     return None
 
 
-__all__ = ["problem"]
+__all__ = ["code_names", "problem"]
