@@ -44,13 +44,14 @@ def _world(agent: Agent, decisions: int = 90, arms: int = 2, seed: int = 3) -> t
     rng = np.random.default_rng(seed)
     w, u = rng.standard_normal((33, 33)) * 0.15, rng.standard_normal((4, 33)) * 0.6
     states = rng.standard_normal((arms, 33))
+    decide = getattr(agent.backend, "decisions", None) or agent  # as the training loop chooses
     for t in range(decisions):
         if t and t % 30 == 0:
             agent.reset()
-        actions = agent.act(states)
+        actions = decide.act(states)
         next_states = np.tanh(states @ w + actions @ u)
         rewards = 0.2 * (next_states[:, 0] > states[:, 0]) + 0.05 * np.abs(actions).mean(1)
-        agent.step(states, actions, rewards, next_states)
+        decide.step(states, actions, rewards, next_states)
         states = next_states
     if agent.backend is not None:
         agent.backend.settle()
@@ -91,7 +92,8 @@ def _use_edited_agent(monkeypatch, module: types.ModuleType) -> None:
 
 # ------------------------------------------------------------------ the edits
 # Each: (id, file, [(old, new), ...], expected). expected: "same" (fast, bitwise the unedited run),
-# "fast" (fast, the run differs: the edit is in code the fast learner calls), or the text the
+# "fast" (fast, the run differs: the edit is in code the fast learner calls), "decisions: part" (the
+# fast update, acting and storing by the loaded code, the line naming the part), or the text the
 # readable learner's line must contain (the part that differs).
 MODEL_EDITS = [
     ("model-comment", [("        x = F.relu(self.fc1(state))\n", "        # the first layer\n        x = F.relu(self.fc1(state))\n")],
@@ -159,8 +161,20 @@ AGENT_EDITS = [
     ("agent-policy-scaled", [("            actions = self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()",
                               "            actions = 0.5 * self.actor_local(torch.from_numpy(states).to(self.device)).cpu().numpy()")],
      "Agent.policy"),
-    ("agent-act-clip", [("actions = np.clip(actions, -1.0, 1.0)", "actions = np.clip(actions, -0.5, 0.5)")], "fast"),
-    ("agent-ou-code", [("self.state += -self.theta * self.state", "self.state += -2 * self.theta * self.state")], "fast"),
+    ("agent-act-clip", [("actions = np.clip(actions, -1.0, 1.0)", "actions = np.clip(actions, -0.5, 0.5)")],
+     "decisions: Agent.act"),
+    ("agent-ou-code", [("self.state += -self.theta * self.state", "self.state += -2 * self.theta * self.state")],
+     "decisions: OUNoise.sample"),
+    ("agent-n-step-discount", [("discounts = np.where(terminated[rows], 0.0, self.gamma ** k)",
+                                "discounts = np.where(terminated[rows], 0.0, self.gamma ** (k + 1))")],
+     "decisions: NStepReturns.transitions"),
+    ("agent-n-step-early", [("ready, ended = terminated | (len(self.steps) == self.n)",
+                             "ready, ended = terminated | (len(self.steps) >= self.n - 1)")], "decisions: NStepReturns.push"),
+    ("agent-buffer-reward-scale", [("rows = np.column_stack([states, actions, np.reshape(rewards, (n, 1)),",
+                                    "rows = np.column_stack([states, actions, 2.0 * np.reshape(rewards, (n, 1)),")],
+     "decisions: ReplayBuffer.add"),
+    ("agent-act-without-noise-late", [("        if add_noise:\n", "        if add_noise and self.t_step < 40:\n")],
+     "decisions: Agent.act"),
     ("agent-step-learns-directly", [("            self.learn_many(self.learn_updates)",
                                      "            for _ in range(self.learn_updates - 1):\n                self.learn(self.memory.sample())")],
      "Agent.step"),
@@ -225,16 +239,26 @@ def unedited() -> dict[str, torch.Tensor]:
         backends.attach(agent, learner, threads=1)
         runs[learner] = _world(agent)
     assert not torch.equal(runs["fast"], runs["readable"])  # rounding: compare each learner with its own
+    agent = _build()
+    backends.attach(agent, "fast", threads=1)
+    agent.backend.decisions = None  # the fast update, acting and storing by ddpg_agent.py's own code
+    assert torch.equal(_world(agent), runs["fast"])  # so a decision edit's run differs by the edit alone
     return runs
 
 
-def _check(name: str, line: str, weights: torch.Tensor, expected: str, unedited: dict[str, torch.Tensor]) -> None:
+def _check(agent: Agent, name: str, line: str, expected: str, unedited: dict[str, torch.Tensor]) -> None:
+    fast_decisions = name == "fast" and agent.backend.decisions is not None
+    weights = _world(agent)
     assert len(line.splitlines()) == 1 and line.startswith(f"Learner: {name}.")
     if expected == "same":
-        assert name == "fast" and torch.equal(weights, unedited["fast"])
+        assert name == "fast" and fast_decisions and torch.equal(weights, unedited["fast"])
     elif expected == "fast":
-        assert name == "fast"
+        assert name == "fast" and fast_decisions
         assert weights.shape != unedited["fast"].shape or not torch.equal(weights, unedited["fast"])
+    elif expected.startswith("decisions: "):
+        assert name == "fast" and not fast_decisions, "the edit ran on the fast decisions"
+        assert expected.removeprefix("decisions: ") in line
+        assert not torch.equal(weights, unedited["fast"])
     else:
         assert name == "readable", f"the edit ran on the {name} learner"
         assert expected in line
@@ -251,7 +275,7 @@ def test_an_edit_of_model_py_or_ddpg_agent_py_runs(tmp_path, monkeypatch, capsys
     USE_EDITED[file](monkeypatch, _edited_module(tmp_path, file, edits, f"edited_{key.replace('-', '_')}"))
     agent = _build()
     name, line = _attach(agent, capsys)
-    _check(name, line, _world(agent), expected, unedited)
+    _check(agent, name, line, expected, unedited)
 
 
 @pytest.mark.parametrize("key", OTHER_EDITS)
@@ -267,13 +291,14 @@ def test_a_subclass_or_a_patch_runs(monkeypatch, capsys, unedited, key) -> None:
     if key == "patch-forward-hook":
         agent.actor_local.register_forward_hook(_halved_actions)
     name, line = _attach(agent, capsys)
-    _check(name, line, _world(agent), OTHER_EXPECTED[key], unedited)
+    _check(agent, name, line, OTHER_EXPECTED[key], unedited)
 
 
 def test_there_are_enough_mutations() -> None:
     assert len(MODEL_EDITS) + len(AGENT_EDITS) + len(OTHER_EDITS) >= 25
     kinds = [e[2] for e in MODEL_EDITS + AGENT_EDITS]
     assert kinds.count("same") >= 4 and kinds.count("fast") >= 4
+    assert sum(k.startswith("decisions: ") for k in kinds) >= 5
 
 
 def test_a_config_value_the_fast_learner_handles_keeps_it(capsys) -> None:

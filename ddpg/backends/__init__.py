@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
+from ddpg.backends.fast_steps import FastSteps
 from ddpg.backends.proof import fast_cpu_differs
 from ddpg.options import GPU_LEARNERS, LEARNERS
 from ddpg.variants import registry
@@ -90,6 +91,20 @@ def fast_cpu_problem(agent: Agent) -> str | None:
     return f"{differs} differs from what the fast CPU learner computes, on copies of the agent"
 
 
+def fast_steps_problem(agent: Agent) -> str | None:
+    """Why the training loop cannot take ``fast_steps.FastSteps`` for this agent's acting and storing,
+    or None: a plain ``Agent`` (no variant: a data-only one wraps ``step``) whose ``act``, ``step``,
+    noise, n-step returns and buffer ``add`` are the code it restates (``admission.DECIDES``)."""
+    from ddpg.backends import admission
+
+    if variants_of(agent.config):
+        return "a variant's pieces wrap them"
+    edited = admission.differences(agent, key="decisions")
+    return None if edited is None else edited.replace("the fast learner", "the fast decisions")
+
+
+DECIDES = ("Acting and storing (the noise, the n-step returns, the buffer's rows) are ddpg_agent.py's code, unchanged, "
+           "computed by ddpg/backends/fast_steps.py")
 READABLE = "the readable learner runs ddpg_agent.py's update as loaded (autograd: slower per update, docs/training.md)"
 SAYS = {"fast": "Its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
                 "(ddpg/backends/fast_cpu.py)",
@@ -104,12 +119,18 @@ def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
     line that names it and, when ``auto`` could not take the fastest, why (the notebook's
     ``attach(agent)`` too)."""
     name, why = choose(agent, learner)
-    print(f"Learner: {name}. {why[0].upper()}{why[1:]}, so {READABLE}." if why else f"Learner: {name}. {SAYS[name]}.")
+    line = f"Learner: {name}. {why[0].upper()}{why[1:]}, so {READABLE}." if why else f"Learner: {name}. {SAYS[name]}."
     if name == "fast":
-        FastCPU(agent, threads=threads)
-    elif name in GPU_LEARNERS:
+        backend = FastCPU(agent, threads=threads)
+        not_decisions = fast_steps_problem(agent)
+        backend.decisions = FastSteps(agent) if not_decisions is None else None
+        line += (f" {DECIDES}." if not_decisions is None else
+                 f" Acting and storing run ddpg_agent.py's code as loaded: {not_decisions}.")
+    print(line)
+    if name in GPU_LEARNERS:
         CudaGraph(agent, overlap=name == "graph-overlap")
     return name
 
 
-__all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "attach", "choose", "fast_cpu_problem"]
+__all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "FastSteps", "attach", "choose", "fast_cpu_problem",
+           "fast_steps_problem"]

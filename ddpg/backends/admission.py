@@ -50,8 +50,19 @@ RESTATED: dict[str, tuple[str, tuple[str, ...]]] = {
                    "soft_update", "target_action", "target_value", "critic_values", "smallest", "value_loss")),
     "ReplayBuffer": ("memory", ("__init__", "sample", "split")),
 }
+# What ``fast_steps.FastSteps`` restates for the training loop: acting, and storing a decision's transitions.
+# Admitted apart from the update: an edit of the noise keeps the fast update and runs the edited noise.
+DECIDES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "Agent": ("", ("act", "step", "policy")),
+    "OUNoise": ("noise", ("sample",)),
+    "NStepReturns": ("returns", ("push", "transitions")),
+    "ReplayBuffer": ("memory", ("add", "__len__")),
+}
+# The record's key for each set of restated parts.
+PARTS = {"code": RESTATED, "decisions": DECIDES}
 WITHOUT_DEFAULTS = {"Actor.__init__", "Critic.__init__"}  # widths: read from the networks built
-FILES = {"Actor": "model.py", "Critic": "model.py", "Agent": "ddpg_agent.py", "ReplayBuffer": "ddpg_agent.py"}
+FILES = {"Actor": "model.py", "Critic": "model.py", "Agent": "ddpg_agent.py", "ReplayBuffer": "ddpg_agent.py",
+         "OUNoise": "ddpg_agent.py", "NStepReturns": "ddpg_agent.py"}
 
 
 class Differs(Exception):
@@ -116,13 +127,13 @@ def _called(obj: Any, name: str, label: str) -> Any:
     return None
 
 
-def fingerprints(agent: Any) -> dict[str, str | None]:
+def fingerprints(agent: Any, parts: dict[str, tuple[str, tuple[str, ...]]] = RESTATED) -> dict[str, str | None]:
     """Each restated part's fingerprint as the agent would run it (None: it has no such part;
     ``Differs`` for one that cannot be read)."""
     if type(agent.actor_target) is not type(agent.actor_local) or type(agent.critic_target) is not type(agent.critic_local):
         raise Differs("the target networks are not of the networks' own classes")
     out: dict[str, str | None] = {}
-    for owner, (where, names) in RESTATED.items():
+    for owner, (where, names) in parts.items():
         obj = getattr(agent, where) if where else agent
         for name in names:
             label = f"{owner}.{name}"
@@ -131,17 +142,20 @@ def fingerprints(agent: Any) -> dict[str, str | None]:
     return out
 
 
-def source_fingerprints() -> dict[str, list[str | None]]:
+def source_fingerprints(parts: dict[str, tuple[str, tuple[str, ...]]] = RESTATED) -> dict[str, list[str | None]]:
     """For each restated part, the fingerprints of the code on disk that may run it: ``ddpg_agent.py``'s
     and ``model.py``'s, and for the agent's parts ``variants.VariantAgent``'s with no update variant on."""
     import ddpg_agent
     import model
     from ddpg.variants.agent import VariantAgent
 
-    classes = {"Actor": [model.Actor], "Critic": [model.Critic], "Agent": [ddpg_agent.Agent, VariantAgent],
-               "ReplayBuffer": [ddpg_agent.ReplayBuffer]}
+    # The update's parts may be VariantAgent's (a data-only variant runs fast); the decisions run for Agent alone.
+    classes = {"Actor": [model.Actor], "Critic": [model.Critic],
+               "Agent": [ddpg_agent.Agent] + ([VariantAgent] if parts is RESTATED else []),
+               "ReplayBuffer": [ddpg_agent.ReplayBuffer], "OUNoise": [ddpg_agent.OUNoise],
+               "NStepReturns": [ddpg_agent.NStepReturns]}
     out: dict[str, list[str | None]] = {}
-    for owner, (_, names) in RESTATED.items():
+    for owner, (_, names) in parts.items():
         for name in names:
             label = f"{owner}.{name}"
             found = [fingerprint(cls.__dict__[name], label) if name in cls.__dict__ else None for cls in classes[owner]]
@@ -174,9 +188,10 @@ def _hooked(agent: Any) -> str | None:
     return None
 
 
-def differences(agent: Any, record: dict[str, Any] | None = None) -> str | None:
-    """None when every part the fast learner restates is the code it was written from; else what
-    differs, in a few words. Never raises: anything unexpected is a difference."""
+def differences(agent: Any, record: dict[str, Any] | None = None, key: str = "code") -> str | None:
+    """None when every part the fast learner restates (``key`` "code": the update; "decisions": acting
+    and storing, ``DECIDES``) is the code it was written from; else what differs, in a few words.
+    Never raises: anything unexpected is a difference."""
     try:
         record = read_record() if record is None else record
         known = set(record["config_fields"])
@@ -187,8 +202,8 @@ def differences(agent: Any, record: dict[str, Any] | None = None) -> str | None:
         unknown = [f.name for f in fields(agent.config) if f.name not in known and f.name not in variant_fields]
         if unknown:
             return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which the fast learner does not know"
-        got = fingerprints(agent)
-        edited = [label for label, allowed in record["code"].items() if got.get(label) not in allowed]
+        got = fingerprints(agent, PARTS[key])
+        edited = [label for label, allowed in record[key].items() if got.get(label) not in allowed]
         if edited:
             where = sorted({FILES[label.split(".")[0]] for label in edited})
             return (f"your code of {', '.join(edited[:4])}{', ...' if len(edited) > 4 else ''} "
@@ -202,8 +217,9 @@ def differences(agent: Any, record: dict[str, Any] | None = None) -> str | None:
 
 def write_record(path: Path = RECORD) -> dict[str, Any]:
     """Record the code on disk as the code the fast learner restates (after checking fast_cpu.py does)."""
-    record = {"what": "fingerprints of the code ddpg/backends/fast_cpu.py restates (python -m ddpg.backends.admission --write)",
-              "code": source_fingerprints(), "config_fields": plain_fields()}
+    record = {"what": "fingerprints of the code ddpg/backends/fast_cpu.py (code) and fast_steps.py (decisions) restate "
+                      "(python -m ddpg.backends.admission --write)",
+              "code": source_fingerprints(), "decisions": source_fingerprints(DECIDES), "config_fields": plain_fields()}
     path.write_text(json.dumps(record, indent=1) + "\n")
     return record
 
@@ -218,8 +234,9 @@ def main(argv: list[str] | None = None) -> int:
         write_record()
         print(f"Wrote {RECORD}")
         return 0
-    record, now = read_record(), source_fingerprints()
-    edited = [label for label in now if record["code"].get(label) != now[label]]
+    record = read_record()
+    edited = [f"{label} ({key})" for key, parts in PARTS.items() for label, now in source_fingerprints(parts).items()
+              if record.get(key, {}).get(label) != now]
     fields_now = plain_fields()
     if edited or fields_now != record["config_fields"]:
         print("The fast learner's record differs from the code on disk: " + ", ".join(edited or ["DDPGConfig's fields"]))

@@ -311,6 +311,8 @@ class FastCPU:
         self.threads = threads
         self.two_threads = threads == 2 and available_cpus() >= 2
         self.load_optimizers()  # the agent's Adam state, if it has any, becomes the flat one's
+        # The training loop's act and step (fast_steps.FastSteps), set by ddpg.backends.attach where admitted.
+        self.decisions: Any = None
         agent.backend = self
 
     def _sample(self) -> tuple[torch.Tensor, ...]:
