@@ -4,6 +4,7 @@ whole training runs compared with the same runs on the readable decisions, in on
 from __future__ import annotations
 
 import types
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ class FallingArms:
     """A small unityagents-like world whose arms end their episodes at different steps (terminal
     states and arms leaving), so every path of the n-step returns is taken."""
 
-    brain_names = ["arm"]
+    brain_names: ClassVar[list[str]] = ["arm"]
 
     def __init__(self, n: int = 4, seed: int = 1) -> None:
         self.n, self.rng = n, np.random.default_rng(seed)
