@@ -321,7 +321,6 @@ class ReacherEnvironment:
         self._decisions = 0
         self._episode_over = False
         self._goal = goal_offsets(self._goal_angle)
-        d.mocap_pos[:] = self._goal + self._roots
         self._observe()
 
     def _simulate(self, actions: np.ndarray) -> np.ndarray:
@@ -336,8 +335,7 @@ class ReacherEnvironment:
         )  # fmt: skip
         self._goal_angle = angles[-1]
         self._goal = goals[-1].copy()
-        self._data.mocap_pos[:] = self._goal + self._roots
-        self._observe()
+        self._observe()  # MuJoCo's goal bodies follow when drawn (_sync_mujoco)
         return self._counts.copy()
 
     def _observe(self) -> None:
@@ -351,6 +349,7 @@ class ReacherEnvironment:
         """Bring MuJoCo's poses up to date with the physics, for drawing."""
         if self._mujoco_stale:
             m, d = self._model, self._data
+            d.mocap_pos[:] = self._goal + self._roots
             mujoco.mj_kinematics(m, d)
             mujoco.mj_comPos(m, d)
             mujoco.mj_camlight(m, d)  # the cameras and lights follow their bodies
@@ -395,6 +394,10 @@ class ReacherEnvironment:
 
     def _checked_actions(self, vector_action: Any) -> np.ndarray:
         n = self.num_agents
+        if type(vector_action) is np.ndarray and vector_action.shape == (n, ACTION_SIZE) and vector_action.dtype.kind == "f":
+            actions = vector_action.astype(np.float64)  # the loop's case, checked in fewer calls; a copy, as below
+            if np.isfinite(actions).all():
+                return actions
         expected = f"an ({n}, {ACTION_SIZE}) array, a flat sequence of {n * ACTION_SIZE} numbers, or {{'{BRAIN_NAME}': actions}}"
         if isinstance(vector_action, Mapping):
             unknown = set(vector_action) - {BRAIN_NAME}
