@@ -15,8 +15,10 @@ learner (``fast_cpu_restates.json``):
 * a function whose code in memory is not the one in its file (edited after import) does not pass.
 
 What differs is named in one line, and the readable learner (autograd over the loaded code) runs.
-An edit anywhere else (``Agent.act``, the noise, the n-step returns, ``model.py``'s initialisation)
-keeps the fast learner, which calls that code as the readable learner does.
+An edit anywhere else (``model.py``'s initialisation, a default setting) keeps the fast learner,
+which calls that code as the readable learner does. The training loop's acting and storing
+(``fast_steps.FastSteps``) are admitted the same way, apart (``DECIDES``, the record's "decisions"):
+an edit of the noise keeps the fast update and runs the edited noise.
 
 The record is data: ``python -m ddpg.backends.admission --write`` remakes it from the code on disk,
 to be run only once ``fast_cpu.py`` restates the edited code again. ``tests/test_admission.py``
