@@ -65,7 +65,7 @@ def test_comments_and_docstrings_do_not_count() -> None:
 
 
 def test_a_check_that_fails_runs_the_readable_learner(monkeypatch, capsys) -> None:
-    def broken(agent):
+    def broken(*args, **kwargs):
         raise RuntimeError("something unexpected")
 
     monkeypatch.setattr(admission, "fingerprints", broken)
