@@ -9,7 +9,7 @@ caches), and the ratio is of the medians. Each pair's scores.csv must be
 byte-identical: a change that alters the numbers is not a speed-up but a new default.
 
     git worktree add /tmp/old 861a09a
-    .venv/bin/python benchmarks/bench_speedup.py --old /tmp/old --rounds 3 --json benchmarks/results/speed/speedup.json
+    .venv/bin/python benchmarks/bench_speedup.py --old /tmp/old --rounds 3 --json benchmarks/results/run_speed/speedup_861a09a.json
 
 ``--quick`` runs 3 episodes of 200 decisions instead (a check of the script, not a measurement).
 """
