@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -28,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def one_run(where: Path, out: Path, quick: bool) -> dict:
-    """``python train.py --out OUT --force`` in the checkout ``where``, timed as a process."""
-    argv = [sys.executable, "train.py", "--out", str(out), "--force", "--no-progress"]
+def one_run(where: Path, out: Path, quick: bool, extra: list[str] | None = None) -> dict:
+    """``python train.py --out OUT --force [extra]`` in the checkout ``where``, timed as a process."""
+    argv = [sys.executable, "train.py", "--out", str(out), "--force", "--no-progress", *(extra or [])]
     if quick:
         argv += ["--episodes", "3", "--max-t", "200"]
     env = {**os.environ, "PYTHONPATH": str(where)}  # that checkout's modules, not this one's
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old", type=Path, required=True, help="a checkout of the earlier commit (git worktree)")
     parser.add_argument("--rounds", type=int, default=3, help="old/new pairs (default 3)")
     parser.add_argument("--quick", action="store_true", help="3 short episodes: checks the script, measures nothing")
+    parser.add_argument("--train-args", default="", metavar="ARGS",
+                        help="more train.py options for both codes, e.g. '--learner readable --episodes 3' "
+                             "(the readable learner, which must be no slower)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -61,14 +65,15 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.old / "train.py").exists():
         parser.error(f"--old {args.old}: no train.py there; expected a checkout of the earlier commit")
     codes = {"old": args.old.resolve(), "new": ROOT}
+    extra = shlex.split(args.train_args)
     runs, same_scores = [], True
     with tempfile.TemporaryDirectory() as tmp:
         for code, where in codes.items():  # untimed: each checkout's bytecode and Numba caches written once
-            one_run(where, Path(tmp) / code, quick=True)
+            one_run(where, Path(tmp) / code, quick=True, extra=extra)
         for i in range(args.rounds):
             scores = {}
             for code, where in codes.items():
-                result = one_run(where, Path(tmp) / code, args.quick)
+                result = one_run(where, Path(tmp) / code, args.quick, extra)
                 scores[code] = result.pop("scores")
                 runs.append({"round": i + 1, "code": code, **result})
                 print(f"round {i + 1} {code}: {result['wall_s']:.1f} s (load {result['load_before']}); {result['solved']}",
@@ -84,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
         write_json(args.json, {"command": "python benchmarks/bench_speedup.py " + " ".join(argv or sys.argv[1:]),
                                "old_commit": git_commit(codes["old"]), "new_commit": git_commit(ROOT),
-                               "quick": args.quick, "machine": reproducible.machine(), "runs": runs,
+                               "quick": args.quick, "train_args": extra, "machine": reproducible.machine(), "runs": runs,
                                "median_old_s": medians["old"], "median_new_s": medians["new"],
                                "new_over_old": round(ratio, 4), "scores_identical": same_scores})
     return 0 if same_scores else 1
