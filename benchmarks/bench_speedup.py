@@ -11,6 +11,9 @@ byte-identical: a change that alters the numbers is not a speed-up but a new def
     git worktree add /tmp/old 861a09a
     .venv/bin/python benchmarks/bench_speedup.py --old /tmp/old --rounds 3 --json benchmarks/results/run_speed/speedup_861a09a.json
 
+With ``--old .`` and ``--old-args``/``--new-args`` it compares two settings of this code instead
+(the learner's ``--threads 1`` against 2, say), with each side's CPU time beside its wall-clock.
+
 ``--quick`` runs 3 episodes of 200 decisions instead (a check of the script, not a measurement).
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -36,13 +40,16 @@ def one_run(where: Path, out: Path, quick: bool, extra: list[str] | None = None)
         argv += ["--episodes", "3", "--max-t", "200"]
     env = {**os.environ, "PYTHONPATH": str(where)}  # that checkout's modules, not this one's
     load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=where, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"bench_speedup: train.py failed in {where}: {done.stderr.strip().splitlines()[-1:]}")
     solved = next((line for line in done.stdout.splitlines() if line.startswith("Solved")), None)
-    return {"wall_s": round(wall, 3), "load_before": round(load, 2), "solved": solved,
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load_before": round(load, 2), "solved": solved,
             "scores": (out / "scores.csv").read_bytes()}
 
 
@@ -58,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-args", default="", metavar="ARGS",
                         help="more train.py options for both codes, e.g. '--learner readable --episodes 3' "
                              "(the readable learner, which must be no slower)")
+    parser.add_argument("--old-args", default="", metavar="ARGS",
+                        help="train.py options for the old side alone; with --old . two settings of this code "
+                             "(e.g. --old . --old-args '--threads 1' --new-args '--threads 2')")
+    parser.add_argument("--new-args", default="", metavar="ARGS", help="train.py options for the new side alone")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -66,22 +77,26 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--old {args.old}: no train.py there; expected a checkout of the earlier commit")
     codes = {"old": args.old.resolve(), "new": ROOT}
     extra = shlex.split(args.train_args)
+    sides = {"old": extra + shlex.split(args.old_args), "new": extra + shlex.split(args.new_args)}
     runs, same_scores = [], True
     with tempfile.TemporaryDirectory() as tmp:
         for code, where in codes.items():  # untimed: each checkout's bytecode and Numba caches written once
-            one_run(where, Path(tmp) / code, quick=True, extra=extra)
+            one_run(where, Path(tmp) / code, quick=True, extra=sides[code])
         for i in range(args.rounds):
             scores = {}
             for code, where in codes.items():
-                result = one_run(where, Path(tmp) / code, args.quick, extra)
+                result = one_run(where, Path(tmp) / code, args.quick, sides[code])
                 scores[code] = result.pop("scores")
                 runs.append({"round": i + 1, "code": code, **result})
-                print(f"round {i + 1} {code}: {result['wall_s']:.1f} s (load {result['load_before']}); {result['solved']}",
+                print(f"round {i + 1} {code}: {result['wall_s']:.1f} s, CPU {result['cpu_s']:.1f} s "
+                      f"(load {result['load_before']}); {result['solved']}",
                       flush=True)
             same_scores &= scores["old"] == scores["new"]
     medians = {code: statistics.median(r["wall_s"] for r in runs if r["code"] == code) for code in codes}
+    cpu = {code: statistics.median(r["cpu_s"] for r in runs if r["code"] == code) for code in codes}
     ratio = medians["new"] / medians["old"]
     print(f"median wall-clock: old {medians['old']:.1f} s, new {medians['new']:.1f} s, new/old {ratio:.3f}; "
+          f"CPU time: old {cpu['old']:.1f} s, new {cpu['new']:.1f} s; "
           f"scores {'byte-identical' if same_scores else 'DIFFER'} in every pair")
     if args.json:
         from ddpg import reproducible
@@ -89,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
 
         write_json(args.json, {"command": "python benchmarks/bench_speedup.py " + " ".join(argv or sys.argv[1:]),
                                "old_commit": git_commit(codes["old"]), "new_commit": git_commit(ROOT),
-                               "quick": args.quick, "train_args": extra, "machine": reproducible.machine(), "runs": runs,
+                               "quick": args.quick, "train_args": extra, "old_args": sides["old"][len(extra):],
+                               "new_args": sides["new"][len(extra):], "machine": reproducible.machine(), "runs": runs,
                                "median_old_s": medians["old"], "median_new_s": medians["new"],
+                               "median_old_cpu_s": cpu["old"], "median_new_cpu_s": cpu["new"],
                                "new_over_old": round(ratio, 4), "scores_identical": same_scores})
     return 0 if same_scores else 1
 
