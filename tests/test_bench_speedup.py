@@ -24,3 +24,12 @@ def test_a_folder_without_train_py_is_one_line(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         bench_speedup.main(["--old", str(tmp_path)])
     assert stop.value.code == 2 and "no train.py" in capsys.readouterr().err
+
+
+def test_each_side_runs_its_own_settings_and_records_its_cpu_time(tmp_path) -> None:
+    out = tmp_path / "settings.json"
+    argv = ["--old", str(ROOT), "--rounds", "1", "--quick", "--old-args", "--seed 1", "--json", str(out)]
+    assert bench_speedup.main(argv) == 1  # another seed: other scores, which the benchmark reports
+    record = json.loads(out.read_text())
+    assert record["old_args"] == ["--seed", "1"] and record["new_args"] == [] and not record["scores_identical"]
+    assert all(r["cpu_s"] > 0 for r in record["runs"])
