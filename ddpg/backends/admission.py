@@ -60,8 +60,9 @@ DECIDES: dict[str, tuple[str, tuple[str, ...]]] = {
     "NStepReturns": ("returns", ("push", "transitions")),
     "ReplayBuffer": ("memory", ("add", "__len__")),
 }
-# The record's key for each set of restated parts.
+# The record's key for each set of restated parts, and what restates them (as the one line names it).
 PARTS = {"code": RESTATED, "decisions": DECIDES}
+RESTATER = {"code": "the fast learner", "decisions": "the fast decisions"}
 WITHOUT_DEFAULTS = {"Actor.__init__", "Critic.__init__"}  # widths: read from the networks built
 FILES = {"Actor": "model.py", "Critic": "model.py", "Agent": "ddpg_agent.py", "ReplayBuffer": "ddpg_agent.py",
          "OUNoise": "ddpg_agent.py", "NStepReturns": "ddpg_agent.py"}
@@ -203,13 +204,13 @@ def differences(agent: Any, record: dict[str, Any] | None = None, key: str = "co
         variant_fields = {f.name for f in fields(VariantConfig)} - {f.name for f in fields(ddpg_agent.DDPGConfig)}
         unknown = [f.name for f in fields(agent.config) if f.name not in known and f.name not in variant_fields]
         if unknown:
-            return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which the fast learner does not know"
+            return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which {RESTATER[key]} does not know"
         got = fingerprints(agent, PARTS[key])
         edited = [label for label, allowed in record[key].items() if got.get(label) not in allowed]
         if edited:
             where = sorted({FILES[label.split(".")[0]] for label in edited})
             return (f"your code of {', '.join(edited[:4])}{', ...' if len(edited) > 4 else ''} "
-                    f"(in {' or '.join(where)}, a subclass or a patch) is not what the fast learner restates")
+                    f"(in {' or '.join(where)}, a subclass or a patch) is not what {RESTATER[key]} restates")
         return _hooked(agent)
     except Differs as exc:
         return str(exc)
