@@ -110,17 +110,20 @@ class FastSteps:
         total = np.stack([r for _, _, r in returns.steps], axis=1) @ powers
         discount = returns.gamma ** k
         n, pos = len(states), memory.pos
-        data = memory.data.numpy()
-        s, a = states.shape[1], actions.shape[1]
-        if pos + n > memory.capacity or data.shape[1] != 2 * s + a + 2 or next_states.shape != states.shape:
+        # The row's layout is the buffer's own (ReplayBuffer.columns).
+        cols = memory.columns
+        (s0, s1), (a0, a1), (r0, _), (n0, n1), (d0, _) = (
+            cols["states"], cols["actions"], cols["rewards"], cols["next_states"], cols["discounts"])
+        if (pos + n > memory.capacity or states.shape[1] != s1 - s0 or actions.shape[1] != a1 - a0
+                or next_states.shape != states.shape):
             memory.add(states, actions, total, next_states, np.full(n, discount))
             return
-        rows = data[pos:pos + n]
-        rows[:, :s] = states
-        rows[:, s:s + a] = actions
-        rows[:, s + a] = total
-        rows[:, s + a + 1:2 * s + a + 1] = next_states
-        rows[:, 2 * s + a + 1] = discount
+        rows = memory.data.numpy()[pos:pos + n]
+        rows[:, s0:s1] = states
+        rows[:, a0:a1] = actions
+        rows[:, r0] = total
+        rows[:, n0:n1] = next_states
+        rows[:, d0] = discount
         memory.pos = (pos + n) % memory.capacity
         memory.size = min(memory.size + n, memory.capacity)
 
