@@ -93,7 +93,7 @@ import numpy as np
 import torch
 
 from benchmarks.bench_train import distribution, learner_updates_per_s, run_seed, seed_list, seed_runs
-from ddpg import reproducible
+from ddpg import agent_state, reproducible
 from ddpg.agents import make_agent
 from ddpg.backends import GPU_LEARNERS
 from ddpg.cli import positive_int
@@ -144,7 +144,7 @@ def _slug(name: str) -> str:
 
 def resolve_learner(name: str, device: str) -> str:
     """The learner ``name`` ("auto") runs on ``device``: what a results file names."""
-    return make_agent(name, (33, 4, 0), DDPGConfig(buffer_size=1), 1, device).learner
+    return agent_state.learner(make_agent(name, (33, 4, 0), DDPGConfig(buffer_size=1), 1, device))
 
 
 @contextlib.contextmanager
