@@ -66,7 +66,8 @@ THREADS_VARIABLE = "REACHER_THREADS"
 # made the physics 1.45x faster and a whole step no faster (x0.99-1.07), and with one busy job beside
 # it a step took 0.7 ms instead of 0.2 (the threads wait for a CPU): one thread there. With
 # many cores, a few threads and the rest left to the learner, acting and other jobs; 20 arms on 4
-# threads is 5 each. The 16-core figure is bench_gpu.py --check's first step (not yet run).
+# threads is 5 each. On a 16-core Xeon (benchmarks/results/gpu/gpu_nvidia_h200_check.json) a decision
+# took 162 us on 1 thread, 121 on the default 4 and 107 on 16.
 MIN_CPUS_FOR_THREADS = 8
 MAX_DEFAULT_THREADS = 4
 # Numba's threading layers whose hand-over is quick enough for a step of ~100 us. Its fallback,
