@@ -266,7 +266,15 @@ class Agent:
     def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
         """y = r + d * Q'(s', mu'(s')) from the target networks, without gradients."""
         with torch.no_grad():
-            return rewards + discounts * self.critic_target(next_states, self.actor_target(next_states))
+            return rewards + discounts * self.target_value(next_states, self.target_action(next_states))
+
+    def target_action(self, next_states: torch.Tensor) -> torch.Tensor:
+        """mu'(s'): the target actor's action (TD3 adds clipped noise to it)."""
+        return self.actor_target(next_states)
+
+    def target_value(self, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:
+        """Q'(s', a'): the target critic's value (twin critics take the smaller of two)."""
+        return self.critic_target(next_states, next_actions)
 
     def critic_loss(self, states: torch.Tensor, actions: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """L_Q = mean (Q(s, a) - y)^2: regress the critic on the TD target."""

@@ -20,17 +20,33 @@ RUN = ["--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config",
 
 
 def test_the_record_is_the_code_on_disk(capsys) -> None:
-    """Edit ddpg_agent.py or model.py's restated code without fast_cpu.py, and this fails: remake the
-    record (python -m ddpg.backends.admission --write) only once the fast learner restates the edit."""
+    """Edit ddpg_agent.py's or model.py's restated code, or the fast code, and this fails."""
+    why = admission.stale(admission.read_record())
+    assert why is None, (
+        f"{why}. The record says which code the fast paths restate. Once ddpg/backends/fast_cpu.py (and "
+        f"fast_steps.py) compute the code on disk, run `{admission.WRITE}`: it runs the fast learner against the "
+        "readable update over 200 updates from the committed checkpoints on real Reacher transitions, and writes "
+        "the record only where they agree to float32 rounding")
     assert admission.main([]) == 0
     record = admission.read_record()
-    assert record["code"] == admission.source_fingerprints()
+    assert record["parts"] == admission.source_fingerprints() and record["fast_code"] == admission.fast_code_hashes()
     assert record["config_fields"] == admission.plain_fields()
+
+
+def test_a_changed_fast_code_or_a_stale_record_is_named_with_the_command(capsys) -> None:
+    record = admission.read_record()
+    record["fast_code"]["passes.py"] = "0" * 16
+    assert "passes.py" in admission.stale(record)
+    line = admission.differences(Agent(33, 4, 0, buffer_size=1000), record)
+    assert "ddpg/backends/passes.py" in line and admission.WRITE in line
+    record = admission.read_record()
+    record["parts"]["Agent.td_target"] = ["0" * 16]
+    assert "Agent.td_target" in admission.stale(record)
 
 
 def test_a_record_that_differs_names_the_part(tmp_path) -> None:
     record = admission.read_record()
-    record["code"]["Agent.optimise"] = ["0" * 16]
+    record["parts"]["Agent.optimise"] = ["0" * 16]
     assert "Agent.optimise" in admission.differences(Agent(33, 4, 0, buffer_size=1000), record)
     record = admission.read_record()
     record["config_fields"].remove("tau")

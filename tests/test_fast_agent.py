@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from ddpg.backends import fast_cpu as ddpg_fast
+from ddpg.backends import passes as ddpg_passes
 from ddpg.backends.fast_cpu import FastCPU, FlatAdam
 from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import fast_agent, fill
@@ -102,7 +103,7 @@ def _share_state(fast: Agent, readable: Agent) -> None:
     state = _readable_state(readable)
     for name, tensor in _fast_state(fast).items():
         tensor.copy_(state[name])
-    fast.backend.optimizer.t = int(readable.actor_optimizer.state[next(readable.actor_local.parameters())]["step"])
+    fast.backend.optimizer.steps.fill_(float(readable.actor_optimizer.state[next(readable.actor_local.parameters())]["step"]))
 
 
 # The layers whose output a ReLU takes, with how often each runs: the critic runs on (s, a)
@@ -263,7 +264,7 @@ def test_the_comparison_catches_a_wrong_update(method: str, broken: Callable[[Fa
 def _layer_norm_backward_without_centring(grad_out, out, pre, mean, rstd, weight, bias, grad_relu, grad_pre,
                                           grad_weight, grad_bias):
     """Broken on purpose: layer norm's backward pass as if the mean and the std were constants."""
-    dy = ddpg_fast._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_relu)
+    dy = ddpg_passes._RELU_GRAD(grad_out, out, 0.0, grad_input=grad_relu)
     torch.sum(dy * (pre - mean) * rstd, 0, out=grad_weight)
     torch.sum(dy, 0, out=grad_bias)
     return torch.mul(dy * weight, rstd, out=grad_pre)
@@ -272,7 +273,7 @@ def _layer_norm_backward_without_centring(grad_out, out, pre, mean, rstd, weight
 def test_the_comparison_catches_a_wrong_layer_norm_backward(reacher_transitions,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """With layer norm, the per-update comparison fails when its backward pass drops a term."""
-    monkeypatch.setattr(ddpg_fast, "_layer_norm_relu_backward", _layer_norm_backward_without_centring)
+    monkeypatch.setattr(ddpg_passes, "_layer_norm_relu_backward", _layer_norm_backward_without_centring)
     with pytest.raises(AssertionError, match="fast gradient"):
         _compare_updates(CONFIGS[7], reacher_transitions, n_states=2)
 
@@ -485,19 +486,28 @@ def test_helper_thread_ends_with_its_agent() -> None:
     assert not thread.is_alive()
 
 
-def test_flat_adam_matches_torch_adam() -> None:
+def test_flat_adam_matches_torch_adam_and_is_its_state() -> None:
+    """FlatAdam steps as two fused torch Adams would, and their state is its own: a step of either
+    torch optimiser moves FlatAdam's moments and step count too."""
     torch.manual_seed(0)
-    params = torch.randn(1000)
-    lr = torch.full((1000,), 2e-3)
-    lr[:300] = 3e-3
-    ref = [params[:300].clone().requires_grad_(True), params[300:].clone().requires_grad_(True)]
-    opts = [torch.optim.Adam([ref[0]], lr=3e-3), torch.optim.Adam([ref[1]], lr=2e-3)]
-    grad = torch.zeros(1000)
-    flat = FlatAdam(params, grad, lr)
-    for _ in range(20):
+    params, grad = torch.randn(1000), torch.zeros(1000)
+    mine = [torch.nn.Parameter(params[:300]), torch.nn.Parameter(params[300:])]
+    ref = [torch.nn.Parameter(params[:300].clone()), torch.nn.Parameter(params[300:].clone())]
+    held = (torch.optim.Adam([mine[0]], lr=3e-3, fused=True), torch.optim.Adam([mine[1]], lr=2e-3, fused=True))
+    opts = [torch.optim.Adam([ref[0]], lr=3e-3, fused=True), torch.optim.Adam([ref[1]], lr=2e-3, fused=True)]
+    flat = FlatAdam(params, grad, held)
+    for k in range(20):
         grad.copy_(torch.randn(1000) * torch.rand(1000))
         ref[0].grad, ref[1].grad = grad[:300].clone(), grad[300:].clone()
-        flat.step()
+        if k == 10:  # the optimisers' own step, on the shared state
+            mine[0].grad, mine[1].grad = grad[:300].clone(), grad[300:].clone()
+            for opt in held:
+                opt.step()
+        else:
+            assert flat.read_settings() is None
+            flat.step()
         for opt in opts:
             opt.step()
     torch.testing.assert_close(params, torch.cat([r.detach() for r in ref]), rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(held[1].state[mine[1]]["exp_avg_sq"], opts[1].state[ref[1]]["exp_avg_sq"])
+    assert flat.t == 20 and held[0].state[mine[0]]["exp_avg"].data_ptr() == flat.exp_avg.data_ptr()

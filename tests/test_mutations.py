@@ -132,8 +132,8 @@ AGENT_EDITS = [
                            "        self.actor_optimizer.step()")], "Agent.optimise"),
     ("agent-hard-copy-late", [("        self.n_updates += 1\n", f"        self.n_updates += 1\n        if self.n_updates % {LATE} == 0:\n"
                                "            self.actor_target.load_state_dict(self.actor_local.state_dict())\n")], "Agent.optimise"),
-    ("agent-target-late", [("            return rewards + discounts * self.critic_target(", f"            if self.n_updates > {LATE}:\n"
-                            "                discounts = 0.5 * discounts\n            return rewards + discounts * self.critic_target(")],
+    ("agent-target-late", [("            return rewards + discounts * self.target_value(", f"            if self.n_updates > {LATE}:\n"
+                            "                discounts = 0.5 * discounts\n            return rewards + discounts * self.target_value(")],
      "Agent.td_target"),
     ("agent-new-setting", [('    n_step: int = setting(3, "count",', '    actor_clip: float = setting(0.01, ">=0", "max norm of the actor\'s '
                             'gradient")\n    n_step: int = setting(3, "count",'),

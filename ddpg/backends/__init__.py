@@ -31,21 +31,29 @@ as the agent will call it, against the record beside it) and, on copies, after a
 
 from __future__ import annotations
 
+import torch
+
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.fast_cpu import FastCPU, supports
 from ddpg.backends.fast_steps import FastSteps
+from ddpg.backends.guard import READABLE
 from ddpg.backends.proof import fast_cpu_differs
+from ddpg.backends.restated import DECISIONS
 from ddpg.options import GPU_LEARNERS, LEARNERS
-from ddpg.variants import registry
+from ddpg.variants import compose, registry
 from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
 
 
 def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
     """The learner that runs ``agent``'s updates, and why when ``auto`` could not take the fastest
-    (for a line on the console); ValueError, one line, when the learner asked for cannot serve it."""
+    (for a line on the console); ValueError, one line, when the learner asked for cannot serve it,
+    or when no learner would run what the agent's code says (``refusal``)."""
     if learner not in LEARNERS:
         raise ValueError(f"--learner: expected one of {', '.join(LEARNERS)}, got {learner!r}")
+    refused = refusal(agent)
+    if refused:
+        raise ValueError(refused)
     cuda = agent.device.type == "cuda"
     problem = capture_problem(agent) if cuda else None
     if problem:
@@ -65,6 +73,34 @@ def choose(agent: Agent, learner: str = "auto") -> tuple[str, str | None]:
     if learner in GPU_LEARNERS and not cuda:
         raise ValueError(f"--learner {learner} captures the update as a CUDA graph: it needs --device cuda")
     return learner, None
+
+
+def refusal(agent: Agent) -> str | None:
+    """Why no learner would run what this agent's code says, in one line, or None: torch's default
+    dtype is not the float32 that ddpg_agent.py acts and learns in, or ddpg_agent.py edits a part of
+    the update that a switched-on variant replaces (the edit would never run)."""
+    if torch.get_default_dtype() is not torch.float32:
+        return (f"torch's default dtype is {torch.get_default_dtype()}, and ddpg_agent.py acts and learns in float32 "
+                "(its act casts the states): call torch.set_default_dtype(torch.float32) before building the agent")
+    replaced = compose.replaced_parts(type(agent))
+    if not replaced:
+        return None
+    from ddpg.backends import admission
+
+    try:
+        record = admission.read_record()["parts"]
+    except (OSError, ValueError, KeyError):
+        return None
+    for part, (where, switch) in replaced.items():
+        label = f"Agent.{part}"
+        try:
+            edited = admission.fingerprint(Agent.__dict__[part], label) not in record.get(label, [])
+        except admission.Differs:
+            edited = True
+        if edited:
+            return (f"your edit of {label} in ddpg_agent.py would not run with {switch}: {where} replaces it; "
+                    f"make the edit there, or turn {switch} off")
+    return None
 
 
 def fast_cpu_problem(agent: Agent) -> str | None:
@@ -94,17 +130,16 @@ def fast_cpu_problem(agent: Agent) -> str | None:
 def fast_steps_problem(agent: Agent) -> str | None:
     """Why the training loop cannot take ``fast_steps.FastSteps`` for this agent's acting and storing,
     or None: a plain ``Agent`` (no variant: a data-only one wraps ``step``) whose ``act``, ``step``,
-    noise, n-step returns and buffer ``add`` are the code it restates (``admission.DECIDES``)."""
+    noise, n-step returns and buffer ``add`` are the code it restates (``restated.PARTS``)."""
     from ddpg.backends import admission
 
     if variants_of(agent.config):
         return "a variant's pieces wrap them"
-    return admission.differences(agent, key="decisions")
+    return admission.differences(agent, path=DECISIONS)
 
 
 DECIDES = ("Acting and storing (the noise, the n-step returns, the buffer's rows) are ddpg_agent.py's code, unchanged, "
            "computed by ddpg/backends/fast_steps.py")
-READABLE = "the readable learner runs ddpg_agent.py's update as loaded (autograd: slower per update, docs/training.md)"
 SAYS = {"fast": "Its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
                 "(ddpg/backends/fast_cpu.py)",
         "readable": "The update of ddpg_agent.py as loaded, by autograd (--learner readable)",
@@ -113,12 +148,22 @@ SAYS = {"fast": "Its update is ddpg_agent.py's and model.py's code, unchanged, c
                          "steps (acting one learning step behind)"}
 
 
+def runs(agent: Agent) -> str:
+    """The code the agent's update runs beyond ddpg_agent.py's, for the learner's line: each variant's
+    parts, by the file they are in ("" for a plain agent)."""
+    pieces = compose.variant_parts(type(agent))
+    if not pieces:
+        return ""
+    return ", with " + "; ".join(f"{', '.join(parts)} from {file}" for file, parts in pieces.items())
+
+
 def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
     """Attach the back-end ``choose`` picks (nothing for ``readable``) and return its name, with one
     line that names it and, when ``auto`` could not take the fastest, why (the notebook's
     ``attach(agent)`` too)."""
     name, why = choose(agent, learner)
-    line = f"Learner: {name}. {why[0].upper()}{why[1:]}, so {READABLE}." if why else f"Learner: {name}. {SAYS[name]}."
+    line = (f"Learner: {name}. {why[0].upper()}{why[1:]}, so {READABLE}{runs(agent)}." if why
+            else f"Learner: {name}. {SAYS[name]}{runs(agent)}.")
     if name == "fast":
         backend = FastCPU(agent, threads=threads)
         not_decisions = fast_steps_problem(agent)
@@ -132,4 +177,4 @@ def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
 
 
 __all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "FastSteps", "attach", "choose", "fast_cpu_problem",
-           "fast_steps_problem"]
+           "fast_steps_problem", "refusal", "runs"]

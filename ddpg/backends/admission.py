@@ -1,10 +1,11 @@
-"""Admitting the fast learner only for the exact code it restates: a fingerprint of each part.
+"""Admitting the fast paths only for the exact code they restate: a fingerprint of each part.
 
-``fast_cpu.FastCPU`` computes by hand what some of the loaded code computes (``RESTATED``: the
-networks' forward passes and constructors, the agent's update and its constructor, where its
-optimisers are made, and the buffer's draws). It may run only while each of those parts is the code
-it was written from, so each is fingerprinted and compared with the record kept beside the fast
-learner (``fast_cpu_restates.json``):
+``fast_cpu.FastCPU`` (the update) and ``fast_steps.FastSteps`` (acting and storing) compute by hand
+what some of the loaded code computes (``restated.PARTS``: the networks' forward passes and
+constructors, the agent's update, its acting and storing, its constructor, where its optimisers are
+made, the buffer's draws and writes, the noise, the n-step returns). Each may run only while each of
+its parts is the code it was written from, so each part is fingerprinted and compared with the record
+kept beside the fast learner (``fast_cpu_restates.json``):
 
 * the fingerprint is taken from the objects the agent will actually call (its class's method, or an
   attribute set on the instance), so an edit of the file, a subclass and a monkeypatch all show;
@@ -12,17 +13,22 @@ learner (``fast_cpu_restates.json``):
   docstrings and layout do not count; the networks' constructors are taken without their
   defaults: the widths written there are read from the networks built, which the fast learner takes;
 * the config's fields must be the ones the fast learner handles (a new field may be used anywhere);
-* a function whose code in memory is not the one in its file (edited after import) does not pass.
+* a function whose code in memory is not the one in its file (edited after import) does not pass;
+* the library functions the parts call must be PyTorch's own (``guard.library_problem``), no module
+  hook may be set, and torch's default dtype must be float32;
+* the record holds a hash of the fast code's own files (``FAST_CODE``): a changed fast path with an
+  old record is not admitted.
 
-What differs is named in one line, and the readable learner (autograd over the loaded code) runs.
-An edit anywhere else (``model.py``'s initialisation, a default setting) keeps the fast learner,
-which calls that code as the readable learner does. The training loop's acting and storing
-(``fast_steps.FastSteps``) are admitted the same way, apart (``DECIDES``, the record's "decisions"):
-an edit of the noise keeps the fast update and runs the edited noise.
+What differs is named in one line, and the readable code runs. An edit anywhere else (``model.py``'s
+initialisation, a default setting) keeps the fast paths, which call that code as the readable
+learner does. The update and the decisions are admitted apart: an edit of the noise keeps the fast
+update and runs the edited noise. Admission is once, at attach; ``guard`` checks at every entry that
+the agent still holds what was admitted.
 
 The record is data: ``python -m ddpg.backends.admission --write`` remakes it from the code on disk,
-to be run only once ``fast_cpu.py`` restates the edited code again. ``tests/test_admission.py``
-fails while the record and the source disagree.
+and refuses unless the fast learner, run against the readable update from the committed checkpoints
+over real transitions, agrees with it to float32 rounding (``proof.trajectory_differs``).
+``tests/test_admission.py`` fails while the record and the code disagree.
 """
 
 from __future__ import annotations
@@ -38,34 +44,17 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import torch
+
+from ddpg.backends import restated
+from ddpg.backends.guard import hooked, library_problem
+from ddpg.backends.restated import RESTATER, UPDATE
 from ddpg.variants.compose import code_names
 
 RECORD = Path(__file__).with_name("fast_cpu_restates.json")
-
-# What the fast learner restates, by where the agent keeps it: "" the agent itself, else an attribute.
-# "Actor" and "Critic" are the classes of the agent's networks (model.py's unless edited). The parts
-# of ``variants.VariantAgent`` are checked where the agent has them (data-only variants run fast).
-RESTATED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "Actor": ("actor_local", ("__init__", "forward")),
-    "Critic": ("critic_local", ("__init__", "forward")),
-    "Agent": ("", ("__init__", "step", "policy", "learn_many", "learn", "td_target", "critic_loss", "actor_loss", "optimise",
-                   "soft_update", "target_action", "target_value", "critic_values", "smallest", "value_loss")),
-    "ReplayBuffer": ("memory", ("__init__", "sample", "split")),
-}
-# What ``fast_steps.FastSteps`` restates for the training loop: acting, and storing a decision's transitions.
-# Admitted apart from the update: an edit of the noise keeps the fast update and runs the edited noise.
-DECIDES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "Agent": ("", ("act", "step", "policy")),
-    "OUNoise": ("noise", ("sample",)),
-    "NStepReturns": ("returns", ("push", "transitions")),
-    "ReplayBuffer": ("memory", ("add", "__len__")),
-}
-# The record's key for each set of restated parts, and what restates them (as the one line names it).
-PARTS = {"code": RESTATED, "decisions": DECIDES}
-RESTATER = {"code": "the fast learner", "decisions": "the fast decisions"}
-WITHOUT_DEFAULTS = {"Actor.__init__", "Critic.__init__"}  # widths: read from the networks built
-FILES = {"Actor": "model.py", "Critic": "model.py", "Agent": "ddpg_agent.py", "ReplayBuffer": "ddpg_agent.py",
-         "OUNoise": "ddpg_agent.py", "NStepReturns": "ddpg_agent.py"}
+# The fast paths' own code: the record holds a hash of each file, so a changed fast path with an old record fails too.
+FAST_CODE = ("fast_cpu.py", "passes.py", "flat.py", "fast_steps.py")
+WRITE = "python -m ddpg.backends.admission --write"
 
 
 class Differs(Exception):
@@ -96,7 +85,7 @@ def fingerprint(func: Any, label: str = "") -> str:
     if not isinstance(node, ast.FunctionDef) or node.name != func.__name__:
         raise Differs(f"{label} is not a function defined by def")
     _strip_docstrings(node)
-    if label in WITHOUT_DEFAULTS:
+    if label in restated.WITHOUT_DEFAULTS:
         node.args.defaults, node.args.kw_defaults = [], [None] * len(node.args.kwonlyargs)
     # The code in memory must be the one in the file (a file edited after import is not what runs).
     compiled = compile(ast.Module(body=[node], type_ignores=[]), "<admission>", "exec").co_consts
@@ -130,41 +119,44 @@ def _called(obj: Any, name: str, label: str) -> Any:
     return None
 
 
-def fingerprints(agent: Any, parts: dict[str, tuple[str, tuple[str, ...]]] = RESTATED) -> dict[str, str | None]:
-    """Each restated part's fingerprint as the agent would run it (None: it has no such part;
-    ``Differs`` for one that cannot be read)."""
+def fingerprints(agent: Any, path: str = UPDATE) -> dict[str, str | None]:
+    """Each part ``path`` restates (``restated.PARTS``), fingerprinted as the agent would run it (None:
+    it has no such part; ``Differs`` for one that cannot be read)."""
     if type(agent.actor_target) is not type(agent.actor_local) or type(agent.critic_target) is not type(agent.critic_local):
         raise Differs("the target networks are not of the networks' own classes")
     out: dict[str, str | None] = {}
-    for owner, (where, names) in parts.items():
+    for label, where in restated.parts(path).items():
         obj = getattr(agent, where) if where else agent
-        for name in names:
-            label = f"{owner}.{name}"
-            func = _called(obj, name, label)
-            out[label] = None if func is None else fingerprint(func, label)
+        func = _called(obj, label.split(".")[1], label)
+        out[label] = None if func is None else fingerprint(func, label)
     return out
 
 
-def source_fingerprints(parts: dict[str, tuple[str, tuple[str, ...]]] = RESTATED) -> dict[str, list[str | None]]:
+def source_fingerprints() -> dict[str, list[str | None]]:
     """For each restated part, the fingerprints of the code on disk that may run it: ``ddpg_agent.py``'s
-    and ``model.py``'s, and for the agent's parts ``variants.VariantAgent``'s with no update variant on."""
+    and ``model.py``'s, and for the update's parts of the agent ``variants.VariantAgent``'s with no
+    update variant on (a data-only variant runs fast; the decisions run for ``Agent`` alone)."""
     import ddpg_agent
     import model
     from ddpg.variants.agent import VariantAgent
 
-    # The update's parts may be VariantAgent's (a data-only variant runs fast); the decisions run for Agent alone.
-    classes = {"Actor": [model.Actor], "Critic": [model.Critic],
-               "Agent": [ddpg_agent.Agent] + ([VariantAgent] if parts is RESTATED else []),
+    classes = {"Actor": [model.Actor], "Critic": [model.Critic], "Agent": [ddpg_agent.Agent],
                "ReplayBuffer": [ddpg_agent.ReplayBuffer], "OUNoise": [ddpg_agent.OUNoise],
                "NStepReturns": [ddpg_agent.NStepReturns]}
     out: dict[str, list[str | None]] = {}
-    for owner, (_, names) in parts.items():
-        for name in names:
-            label = f"{owner}.{name}"
-            found = [fingerprint(cls.__dict__[name], label) if name in cls.__dict__ else None for cls in classes[owner]]
-            out[label] = sorted(set(found) - {None}) + ([None] if name not in ddpg_agent.Agent.__dict__ and owner == "Agent"
-                                                       else [])
+    for label, (_, paths) in restated.PARTS.items():
+        owner, name = label.split(".")
+        found = [fingerprint(cls.__dict__[name], label) if name in cls.__dict__ else None
+                 for cls in classes[owner] + ([VariantAgent] if owner == "Agent" and UPDATE in paths else [])]
+        out[label] = sorted(set(found) - {None}) + ([None] if owner == "Agent" and name not in ddpg_agent.Agent.__dict__
+                                                   else [])
     return out
+
+
+def fast_code_hashes() -> dict[str, str]:
+    """A hash of each file of the fast paths' own code."""
+    here = Path(__file__).parent
+    return {name: hashlib.sha256((here / name).read_bytes()).hexdigest()[:16] for name in FAST_CODE}
 
 
 def plain_fields() -> list[str]:
@@ -178,25 +170,36 @@ def read_record(path: Path = RECORD) -> dict[str, Any]:
 
 
 def _hooked(agent: Any) -> str | None:
-    """A module hook runs code around a forward or backward pass that the fast learner would skip."""
-    from torch.nn.modules import module as torch_module
-
-    if any(getattr(torch_module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks",
-                                                            "_global_backward_hooks", "_global_backward_pre_hooks")):
-        return "a global module hook"
     for net in ("actor_local", "critic_local", "actor_target", "critic_target"):
-        for path, m in getattr(agent, net).named_modules():
-            if m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or getattr(m, "_backward_pre_hooks", None):
-                return f"a hook on {net}{'.' + path if path else ''}"
+        found = hooked(getattr(agent, net), net)
+        if found:
+            return found
     return None
 
 
-def differences(agent: Any, record: dict[str, Any] | None = None, key: str = "code") -> str | None:
-    """None when every part the fast learner restates (``key`` "code": the update; "decisions": acting
-    and storing, ``DECIDES``) is the code it was written from; else what differs, in a few words.
-    Never raises: anything unexpected is a difference."""
+def stale(record: dict[str, Any]) -> str | None:
+    """Why the record is not the code on disk (the restated parts, the config's fields, the fast code), or None."""
+    edited = [label for label, now in source_fingerprints().items() if record.get("parts", {}).get(label) != now]
+    if edited:
+        return f"the code of {', '.join(edited[:4])}{', ...' if len(edited) > 4 else ''} differs from the record"
+    if plain_fields() != record.get("config_fields"):
+        return "DDPGConfig's fields differ from the record"
+    changed = [name for name, digest in fast_code_hashes().items() if record.get("fast_code", {}).get(name) != digest]
+    if changed:
+        return f"the fast code ({', '.join(f'ddpg/backends/{name}' for name in changed)}) changed since the record"
+    return None
+
+
+def differences(agent: Any, record: dict[str, Any] | None = None, path: str = UPDATE) -> str | None:
+    """None when every part ``path`` restates (UPDATE: the fast learner's; DECISIONS: acting and storing)
+    is the code it was written from, the record is its fast code's, and the library functions are
+    PyTorch's own; else what differs, in a few words. Never raises: anything unexpected is a difference."""
     try:
         record = read_record() if record is None else record
+        changed = [name for name, digest in fast_code_hashes().items() if record.get("fast_code", {}).get(name) != digest]
+        if changed:
+            return (f"ddpg/backends/{changed[0]} is not the fast code its record was checked for "
+                    f"({WRITE} checks and records it)")
         known = set(record["config_fields"])
         import ddpg_agent
         from ddpg.variants.config import VariantConfig  # its fields are off here: fast_cpu.supports rules variants out
@@ -204,14 +207,16 @@ def differences(agent: Any, record: dict[str, Any] | None = None, key: str = "co
         variant_fields = {f.name for f in fields(VariantConfig)} - {f.name for f in fields(ddpg_agent.DDPGConfig)}
         unknown = [f.name for f in fields(agent.config) if f.name not in known and f.name not in variant_fields]
         if unknown:
-            return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which {RESTATER[key]} does not know"
-        got = fingerprints(agent, PARTS[key])
-        edited = [label for label, allowed in record[key].items() if got.get(label) not in allowed]
+            return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which {RESTATER[path]} does not know"
+        got = fingerprints(agent, path)
+        edited = [label for label in got if got[label] not in record["parts"].get(label, [])]
         if edited:
-            where = sorted({FILES[label.split(".")[0]] for label in edited})
+            where = sorted({restated.FILES[label.split(".")[0]] for label in edited})
             return (f"your code of {', '.join(edited[:4])}{', ...' if len(edited) > 4 else ''} "
-                    f"(in {' or '.join(where)}, a subclass or a patch) is not what {RESTATER[key]} restates")
-        return _hooked(agent)
+                    f"(in {' or '.join(where)}, a subclass or a patch) is not what {RESTATER[path]} restates")
+        libraries = restated.library(got)
+        return _hooked(agent) or library_problem(libraries) or (
+            None if torch.get_default_dtype() is torch.float32 else f"torch's default dtype is {torch.get_default_dtype()}")
     except Differs as exc:
         return str(exc)
     except Exception as exc:  # the check must never stop a run: anything odd runs the readable learner
@@ -219,33 +224,44 @@ def differences(agent: Any, record: dict[str, Any] | None = None, key: str = "co
 
 
 def write_record(path: Path = RECORD) -> dict[str, Any]:
-    """Record the code on disk as the code the fast learner restates (after checking fast_cpu.py does)."""
-    record = {"what": "fingerprints of the code ddpg/backends/fast_cpu.py (code) and fast_steps.py (decisions) restate "
-                      "(python -m ddpg.backends.admission --write)",
-              "code": source_fingerprints(), "decisions": source_fingerprints(DECIDES), "config_fields": plain_fields()}
+    """Record the code on disk as the code the fast paths restate, after checking that they compute it:
+    ``proof.trajectory_differs`` runs the fast learner and the readable update from the committed
+    checkpoints over real transitions. ValueError, naming what parts, when they do not agree."""
+    from ddpg.backends.proof import trajectory_differs
+
+    differs = trajectory_differs()
+    if differs is not None:
+        raise ValueError(f"the fast learner does not compute the code on disk ({differs}): change "
+                         "ddpg/backends/fast_cpu.py to restate it before recording it, or run the readable learner")
+    record = {"what": "fingerprints of the code ddpg/backends/fast_cpu.py and fast_steps.py restate, by part "
+                      f"(restated.PARTS), and a hash of the fast code's own files ({WRITE})",
+              "parts": source_fingerprints(), "config_fields": plain_fields(), "fast_code": fast_code_hashes()}
     path.write_text(json.dumps(record, indent=1) + "\n")
     return record
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(allow_abbrev=False, description="Compare (or, with --write, remake) the record of the code the fast "
-                                     "learner restates with ddpg_agent.py and model.py on disk.")
-    parser.add_argument("--write", action="store_true", help="remake the record from the code on disk: only once "
-                        "ddpg/backends/fast_cpu.py restates that code")
+    parser = argparse.ArgumentParser(allow_abbrev=False, description="Compare (or, with --write, check and remake) the record "
+                                     "of the code the fast learner restates with ddpg_agent.py, model.py and the fast code on disk.")
+    parser.add_argument("--write", action="store_true", help="run the fast learner against the readable update from the "
+                        "committed checkpoints, and remake the record from the code on disk only where they agree")
     args = parser.parse_args(argv)
     if args.write:
-        write_record()
+        try:
+            write_record()
+        except ValueError as exc:
+            print(f"Not written: {exc}")
+            return 1
         print(f"Wrote {RECORD}")
         return 0
-    record = read_record()
-    edited = [f"{label} ({key})" for key, parts in PARTS.items() for label, now in source_fingerprints(parts).items()
-              if record.get(key, {}).get(label) != now]
-    fields_now = plain_fields()
-    if edited or fields_now != record["config_fields"]:
-        print("The fast learner's record differs from the code on disk: " + ", ".join(edited or ["DDPGConfig's fields"]))
+    why = stale(read_record())
+    if why:
+        print(f"The fast learner's record differs from the code on disk: {why}. Once ddpg/backends/fast_cpu.py restates it, "
+              f"{WRITE} checks the fast learner against the readable update and remakes the record")
         return 1
-    print("The fast learner's record matches ddpg_agent.py and model.py")
+    print("The fast learner's record matches ddpg_agent.py, model.py and the fast code")
     return 0
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg.backends.fast_cpu import ActorForward
+from ddpg.backends.passes import ActorForward
 from ddpg.variants import registry
 from ddpg_agent import Agent, ReplayBuffer
 from model import Actor

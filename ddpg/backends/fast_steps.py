@@ -16,8 +16,11 @@ numbers with one compiled loop for the noise and the clip and a few array writes
 
 Anything outside the steady state the readable code handles itself: a terminal state, arms leaving
 their episode, a buffer about to wrap, a single state. The training loop uses it only where the
-admission (``admission.DECIDES``) finds the exact code it restates, so an edit of ``act``,
+admission (``restated.PARTS``) finds the exact code it restates, so an edit of ``act``,
 ``step``, the noise, the n-step returns or the buffer's ``add`` runs as written.
+Before each decision the guard (``guard.Guard``) checks that the agent still holds the noise, the
+n-step returns, the buffer, the config and the functions they were admitted for; where it does not,
+``act`` and ``step`` run ddpg_agent.py's own from then on, with one line.
 ``tests/test_fast_steps.py`` proves whole runs bitwise the readable decisions'.
 """
 
@@ -28,6 +31,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ddpg.backends.guard import aside_line
+from ddpg.backends.restated import DECISIONS
 from ddpg_agent import Agent
 
 
@@ -54,24 +59,26 @@ class FastSteps:
     on the fast learner's agent (``backend.policy`` acts). Made by ``ddpg.backends.attach``."""
 
     def __init__(self, agent: Agent) -> None:
-        self.agent = agent
+        self.agent, self.backend = agent, agent.backend
+        self.aside = False  # set for good when the agent no longer holds what was admitted (``_aside``)
         self._z: dict[int, np.ndarray] = {}  # standard normal draws, by number of arms
         self._powers: dict[tuple[float, int], np.ndarray] = {}  # gamma ** arange(k), made as NStepReturns makes it
 
     def act(self, states: np.ndarray) -> np.ndarray:
         """``agent.act(states)``: a new (n, action_size) array each call (the n-step returns keep it)."""
         agent = self.agent
-        noise, backend = agent.noise, agent.backend
+        if self.aside or self._aside():
+            return agent.act(states)
+        noise, backend = agent.noise, self.backend
         states = np.asarray(states)
         n = len(states)
-        if (backend is None or states.ndim != 2 or states.shape[1] != agent.state_size
-                or noise.state.shape != (n, agent.action_size)):
+        if states.ndim != 2 or states.shape[1] != agent.state_size or noise.state.shape != (n, agent.action_size):
             return agent.act(states)
         z = self._z.get(n)
         if z is None:
             z = self._z[n] = np.empty((n, agent.action_size))
         noise.rng.standard_normal(out=z)
-        mu = backend.policy(states)  # float32, as Agent.act's float32 copy gives it
+        mu = backend._acting(states)  # Agent.policy's float32 actions (the guard above covered its acting)
         out = np.empty((n, agent.action_size))
         _noisy_clipped(mu, noise.state, z, float(noise.theta), float(noise.sigma), float(noise.scale), out)
         return out
@@ -80,6 +87,8 @@ class FastSteps:
              terminated: np.ndarray | None = None) -> None:
         """``agent.step``: store each arm's transition n steps late, and learn every ``learn_every`` steps."""
         agent = self.agent
+        if self.aside:
+            return agent.step(states, actions, rewards, next_states, terminated)
         returns, memory, cfg = agent.returns, agent.memory, agent.config
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
         steps = returns.steps
@@ -97,6 +106,19 @@ class FastSteps:
         agent.t_step += 1
         if agent.t_step % cfg.learn_every == 0 and len(memory) >= max(cfg.warmup, 1):
             agent.learn_many(agent.learn_updates)
+        return None
+
+    def _aside(self) -> bool:
+        """Whether the decisions must run ddpg_agent.py's code from now on: the update stepped aside (it
+        said so), or the agent no longer holds what the decisions were admitted for (one line here)."""
+        if self.agent.backend is not self.backend:
+            self.aside = True
+            return True
+        why = self.backend.guard.problem(DECISIONS)
+        if why:
+            self.aside = True
+            print(aside_line(DECISIONS, self.agent.t_step + 1, why), flush=True)
+        return self.aside
 
     def _store(self, returns: Any, memory: Any) -> None:
         """The oldest pending step of every arm as one transition: NStepReturns.transitions then

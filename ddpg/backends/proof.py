@@ -211,6 +211,50 @@ def fast_cpu_differs(agent: Agent, make_backend: Callable[[Agent], Any] | None =
     return None
 
 
+def trajectory_differs(updates: int = 200, decisions: int = 60, seed: int = 0) -> str | None:
+    """None when the fast learner follows the readable update over ``updates`` updates from a trained
+    agent's state (the committed checkpoints) on real transitions (``decisions`` steps of the 20-arm
+    Reacher under the trained policy and its noise); else what parts, in a few words.
+
+    Over hundreds of updates both learners drift from the exact (float64) trajectory by float32
+    rounding, amplified by the dynamics. So the bound is measured, not assumed: the fast learner
+    must stay within 4 times the readable float32 learner's distance from a float64 copy run on
+    the same batches (and within float32's unit roundoff when that distance is smaller). An edit of
+    the update moves it by orders of magnitude more. ``admission --write`` runs it before recording."""
+    from ddpg.backends.fast_cpu import FastCPU
+    from ddpg.playing import load_agent
+    from ddpg_agent import ReplayBuffer
+    from reacher import ReacherEnvironment
+
+    with _streams_kept():
+        base = load_agent(seed=seed)
+        cfg = base.config
+        base.memory = ReplayBuffer(base.state_size, base.action_size, decisions * 20, cfg.batch_size, seed)
+        with ReacherEnvironment(num_agents=20, seed=seed, verbose=False) as env:
+            states = env.reset(train_mode=True)["ReacherBrain"].vector_observations
+            for _ in range(decisions):
+                actions = base.act(states)
+                info = env.step(actions)["ReacherBrain"]
+                base.memory.add(states, actions, np.asarray(info.rewards), info.vector_observations, cfg.gamma)
+                states = info.vector_observations
+        exact, readable, fast = _copy(base), _copy(base), _copy(base)
+        for net in NETWORKS:
+            getattr(exact, net).double()
+        exact.memory.data = exact.memory.data.double()
+        backend = FastCPU(fast, threads=1)
+        with torch.enable_grad():
+            exact.learn_many(updates)
+            readable.learn_many(updates)
+        fast.learn_many(updates)
+        if fast.backend is not backend:
+            return "the fast learner stepped aside"
+        got, ours, want = _state(fast), _state(readable), _state(exact)
+    differ = [name for name in want if _relative(got[name], want[name]) > max(4 * _relative(ours[name], want[name]), U)]
+    if differ:
+        return ", ".join(_PARTS.get(name, name) for name in differ[:3]) + (", ..." if len(differ) > 3 else "")
+    return None
+
+
 _PARTS = {"schedule": "its updates or their batches (learn_many, the buffer's sample)",
           "actor_local": "the actor's weights", "critic_local": "the critic's weights",
           "actor_target": "the actor's target", "critic_target": "the critic's target",
@@ -237,4 +281,4 @@ def _sync(fast: Agent, readable: Agent) -> None:
     fast.backend.loaded(None)
 
 
-__all__ = ["chain_length", "fast_cpu_differs", "gamma_n", "rounding_bound"]
+__all__ = ["chain_length", "fast_cpu_differs", "gamma_n", "rounding_bound", "trajectory_differs"]

@@ -22,10 +22,12 @@ config                      piece                                  what changes 
 ==========================  =====================================  ===========================
 
 ``VariantAgent(..., config=...)`` is an agent of the class made of the pieces the config
-switches on, in front of ``VariantAgent`` itself: ``Agent``'s update, written once, with the
-pieces replacing or wrapping its named parts. What this class adds is what every variant
-builds on and none replaces alone: the critic as a tuple of values (one critic, two for TD3, N
-for an ensemble), the target from the target action and value, and the targets in eval mode.
+switches on, in front of ``VariantAgent`` itself: ``Agent``'s update, written once in
+``ddpg_agent.py``, with the pieces replacing or wrapping its named parts, so an edit of a part no
+piece replaces runs with every variant (``ddpg.backends.choose`` refuses an edit of a part one
+replaces, naming both). What this class adds is what the pieces build on: the critic as a tuple
+of values (one critic, two for TD3, N for an ensemble) with their loss (``values.CriticValues``
+turns them into the critic's loss for the pieces that have several), and the targets in eval mode.
 
 ``{"preset": "td3"}`` switches on ``twin_critics``, ``target_noise`` and ``policy_delay``
 (``config.PRESETS``): TD3 is this agent's DDPG with them on. ``{"preset": "redq"}`` and
@@ -47,6 +49,7 @@ from torch import nn
 from ddpg.variants import compose, registry
 from ddpg.variants import config as variant_config
 from ddpg.variants.config import VariantConfig
+from ddpg.variants.values import CriticValues
 from ddpg_agent import Agent, DDPGConfig
 from model import Critic, given
 
@@ -57,7 +60,9 @@ def _composed(pieces: tuple[type, ...]) -> type:
     if not pieces:
         return VariantAgent
     name = "VariantAgent[" + ", ".join(p.__name__ for p in pieces) + "]"
-    return type(name, (*pieces, VariantAgent), {})
+    needs = {part for v in registry.VARIANTS if v.piece in pieces for part in v.needs}
+    values = (CriticValues,) if needs & set(CriticValues.for_needs) else ()
+    return type(name, (*pieces, *values, VariantAgent), {})
 
 
 class VariantAgent(Agent):
@@ -105,21 +110,6 @@ class VariantAgent(Agent):
     def smallest(self, values: tuple[torch.Tensor, ...]) -> torch.Tensor:
         """The value a target takes from the critics' values: one critic's own here."""
         return values[0]
-
-    # ------------------------------------------------------------- the update's parts
-    def target_action(self, next_states: torch.Tensor) -> torch.Tensor:
-        return self.actor_target(next_states)
-
-    def target_value(self, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:
-        return self.smallest(self.critic_values(next_states, next_actions, self.critic_target))
-
-    def td_target(self, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> Any:
-        """``Agent.td_target`` with the target action and value as parts a variant replaces."""
-        with torch.no_grad():
-            return rewards + discounts * self.target_value(next_states, self.target_action(next_states))
-
-    def critic_loss(self, states: torch.Tensor, actions: torch.Tensor, y: Any) -> torch.Tensor:
-        return self.value_loss(self.critic_values(states, actions), y)
 
     def value_loss(self, values: tuple[torch.Tensor, ...], y: torch.Tensor) -> torch.Tensor:
         """Every critic regresses on the one target: the sum of their mean squared errors."""

@@ -46,6 +46,9 @@ class TwinCritics:
     def smallest(self: Any, values: tuple[torch.Tensor, ...]) -> torch.Tensor:
         return torch.min(*values)
 
+    def target_value(self: Any, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:
+        return self.smallest(self.critic_values(next_states, next_actions, self.critic_target))
+
 
 class TargetSmoothing:
     """The piece (``registry``): TD3's target policy smoothing, clipped Gaussian noise on the
@@ -60,6 +63,8 @@ class TargetSmoothing:
 class PolicyDelay:
     """The piece (``registry``): TD3's delayed policy updates; the updates in between step the
     critic only (no actor step, no target update)."""
+
+    partly_replaces = ("optimise",)  # the updates in between are its own code, not Agent.optimise
 
     def optimise(self: Any, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         if self.n_updates % self.config.policy_delay == 0:
