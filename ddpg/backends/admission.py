@@ -47,7 +47,7 @@ from typing import Any
 import torch
 
 from ddpg.backends import restated
-from ddpg.backends.guard import hooked, library_problem
+from ddpg.backends.guard import hooked, library_problem, optimizers_problem
 from ddpg.backends.restated import RESTATER, UPDATE
 from ddpg.variants.compose import code_names
 
@@ -215,7 +215,7 @@ def differences(agent: Any, record: dict[str, Any] | None = None, path: str = UP
             return (f"your code of {', '.join(edited[:4])}{', ...' if len(edited) > 4 else ''} "
                     f"(in {' or '.join(where)}, a subclass or a patch) is not what {RESTATER[path]} restates")
         libraries = restated.library(got)
-        return _hooked(agent) or library_problem(libraries) or (
+        return (optimizers_problem(agent) if path == UPDATE else None) or _hooked(agent) or library_problem(libraries) or (
             None if torch.get_default_dtype() is torch.float32 else f"torch's default dtype is {torch.get_default_dtype()}")
     except Differs as exc:
         return str(exc)
@@ -223,7 +223,7 @@ def differences(agent: Any, record: dict[str, Any] | None = None, path: str = UP
         return f"the admission check could not read the agent ({type(exc).__name__}: {exc})"
 
 
-def write_record(path: Path = RECORD) -> dict[str, Any]:
+def write_record(path: Path | None = None) -> dict[str, Any]:
     """Record the code on disk as the code the fast paths restate, after checking that they compute it:
     ``proof.trajectory_differs`` runs the fast learner and the readable update from the committed
     checkpoints over real transitions. ValueError, naming what parts, when they do not agree."""
@@ -236,7 +236,7 @@ def write_record(path: Path = RECORD) -> dict[str, Any]:
     record = {"what": "fingerprints of the code ddpg/backends/fast_cpu.py and fast_steps.py restate, by part "
                       f"(restated.PARTS), and a hash of the fast code's own files ({WRITE})",
               "parts": source_fingerprints(), "config_fields": plain_fields(), "fast_code": fast_code_hashes()}
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    (path or RECORD).write_text(json.dumps(record, indent=1) + "\n")
     return record
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from ddpg.backends.guard import aside_line
-from ddpg.backends.restated import DECISIONS
+from ddpg.backends.restated import DECISIONS, UPDATE
 from ddpg_agent import Agent
 
 
@@ -114,10 +114,15 @@ class FastSteps:
         if self.agent.backend is not self.backend:
             self.aside = True
             return True
-        why = self.backend.guard.problem(DECISIONS)
+        guard = self.backend.guard
+        why = guard.problem(DECISIONS)
         if why:
             self.aside = True
-            print(aside_line(DECISIONS, self.agent.t_step + 1, why), flush=True)
+            affects_update = guard.problem(UPDATE)
+            if affects_update:  # one line for both: the readable learner acts and stores too
+                self.backend.step_aside(affects_update)
+            else:
+                print(aside_line(DECISIONS, self.agent.t_step + 1, why), flush=True)
         return self.aside
 
     def _store(self, returns: Any, memory: Any) -> None:

@@ -52,6 +52,7 @@ class FlatAdam:
         self.members = [list(opt.param_groups[0]["params"]) for opt in optimizers]
         self.exp_avg, self.exp_avg_sq = torch.zeros_like(params), torch.zeros_like(params)
         self.steps = torch.zeros(sum(len(m) for m in self.members))  # float32, as fused Adam counts
+        self._steps = self.steps.numpy()
         self.lr = torch.empty_like(params)  # per element: each optimiser's lr over its slice
         self._tmp = torch.empty_like(params)
         self.spans: list[tuple[int, int]] = []
@@ -66,19 +67,19 @@ class FlatAdam:
                 offset, index = offset + n, index + 1
             self.spans.append((start, offset))
             self._views.append(views)
+        self._installed = [(opt, p, (mine["exp_avg"], mine["exp_avg_sq"], mine["step"]))
+                           for opt, members, views in zip(optimizers, self.members, self._views, strict=True)
+                           for p, mine in zip(members, views, strict=True)]
         self._lrs: list[float | None] = [None] * len(optimizers)
         self._t, self.beta1, self.beta2, self.eps = 0, 0.9, 0.999, 1e-8
         self.bind()
 
     def bound(self) -> bool:
         """Whether every parameter's state in the optimisers is still this one's views."""
-        for opt, members, views in zip(self.optimizers, self.members, self._views, strict=True):
-            state = opt.state
-            for p, mine in zip(members, views, strict=True):
-                now = state.get(p)
-                if (now is None or now.get("exp_avg") is not mine["exp_avg"] or now.get("exp_avg_sq") is not mine["exp_avg_sq"]
-                        or now.get("step") is not mine["step"]):
-                    return False
+        for opt, p, (m, v, step) in self._installed:
+            now = opt.state.get(p)  # read each time: load_state_dict replaces the optimiser's state dict
+            if now is None or now.get("exp_avg") is not m or now.get("exp_avg_sq") is not v or now.get("step") is not step:
+                return False
         return True
 
     def bind(self) -> None:
@@ -103,8 +104,8 @@ class FlatAdam:
         betas, eps = {tuple(map(float, g["betas"])) for g in groups}, {float(g["eps"]) for g in groups}
         if len(betas) > 1 or len(eps) > 1:
             return "the actor's and the critic's optimisers have different betas or eps"
-        steps = self.steps
-        if bool((steps != steps[0]).any()):
+        steps = self._steps
+        if steps.min() != steps.max():
             return "the actor's and the critic's optimisers have taken different numbers of steps"
         (self.beta1, self.beta2), self.eps, self._t = betas.pop(), eps.pop(), int(steps[0])
         for i, (group, (lo, hi)) in enumerate(zip(groups, self.spans, strict=True)):

@@ -140,6 +140,23 @@ def _optimizer_problem(opt: torch.optim.Optimizer, params: list[nn.Parameter], f
     return None
 
 
+# What the fast learner's Adam (flat.FlatAdam) restates: ddpg_agent.py's fused torch.optim.Adam, L2 weight decay.
+ADAM = {"amsgrad": False, "maximize": False, "capturable": False, "differentiable": False, "fused": True,
+        "decoupled_weight_decay": False}
+
+
+def optimizers_problem(agent: Any) -> str | None:
+    """Why the agent's optimisers are not what the fast learner's Adam restates (at admission), or None."""
+    for name, net in OPTIMIZERS.items():
+        opt = getattr(agent, name)
+        if type(opt) is not torch.optim.Adam:
+            return f"{SAY[name]} is {type(opt).__name__}, and the fast learner restates torch.optim.Adam"
+        found = _optimizer_problem(opt, list(getattr(agent, net).parameters()), ADAM, SAY[name])
+        if found:
+            return found
+    return None
+
+
 class Guard:
     """What a fast path was admitted for, taken when it is attached; ``problem(path)`` at each entry."""
 
@@ -161,8 +178,8 @@ class Guard:
                                   {f: getattr(agent, name).param_groups[0].get(f) for f in FLAGS})
                            for name in OPTIMIZERS}
 
-    def _function(self, label: str) -> tuple[str, Any, str, list[Any], Any, Any]:
-        """(label, the object holding it, its name, the class dicts before the one defining it, that
+    def _function(self, label: str) -> tuple[str, dict[str, Any], str, tuple[Any, ...], Any, Any]:
+        """(label, the instance's __dict__, the name, the class dicts before the one defining it, that
         class's dict (None: none defines it), the function)."""
         where, name = restated.PARTS[label][0], label.split(".")[1]
         obj = getattr(self.agent, where) if where else self.agent
@@ -172,24 +189,28 @@ class Guard:
                 owner = cls.__dict__
                 break
             before.append(cls.__dict__)
-        return label, obj, name, before, owner, called(obj, name)
+        mine = {} if name == "__init__" else obj.__dict__  # an instance's __init__ never runs again
+        return label, mine, name, tuple(before), owner, called(obj, name)
 
     def _functions(self, path: str) -> str | None:
-        for label, obj, name, before, owner, func in self.functions[path]:
-            if ((name != "__init__" and name in obj.__dict__) or any(name in d for d in before)
-                    or (owner is not None and owner.get(name) is not func)):
+        for label, mine, name, before, owner, func in self.functions[path]:
+            if name in mine or (owner is not None and owner.get(name) is not func):
                 return f"{label} was replaced or patched"
+            for d in before:
+                if name in d:
+                    return f"{label} was replaced or patched"
         return None
 
     def _networks(self, names: tuple[str, ...]) -> str | None:
         agent = self.agent
-        if any(self.global_hooks):
-            return "a global module hook"
+        for hooks in self.global_hooks:
+            if hooks:
+                return "a global module hook"
         for net in names:
             if getattr(agent, net) is not self.objects[net]:
                 return f"{SAY[net]} (agent.{net}) was replaced"
             for p, ptr in self.params[net]:
-                if p.data_ptr() != ptr or p.dtype is not torch.float32:
+                if p.data_ptr() != ptr:  # .data replaced, or moved to another dtype or device
                     return f"{SAY[net]}'s parameters were replaced (their .data, or their dtype)"
             for m in self.modules[net]:
                 if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
@@ -226,4 +247,5 @@ def aside_line(what: str, n: int, why: str) -> str:
     return f"Decisions: ddpg_agent.py's act and step as loaded from decision {n}: {why}."
 
 
-__all__ = ["NOT_TORCH", "ORIGINAL", "READABLE", "Guard", "aside_line", "called", "hooked", "library_problem"]
+__all__ = ["ADAM", "NOT_TORCH", "ORIGINAL", "READABLE", "Guard", "aside_line", "called", "hooked", "library_problem",
+           "optimizers_problem"]
