@@ -268,12 +268,10 @@ class Agent:
         with torch.no_grad():
             return rewards + discounts * self.target_value(next_states, self.target_action(next_states))
 
-    def target_action(self, next_states: torch.Tensor) -> torch.Tensor:
-        """mu'(s'): the target actor's action (TD3 adds clipped noise to it)."""
+    def target_action(self, next_states: torch.Tensor) -> torch.Tensor:  # mu'(s'): TD3 adds clipped noise to it
         return self.actor_target(next_states)
 
-    def target_value(self, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:
-        """Q'(s', a'): the target critic's value (twin critics take the smaller of two)."""
+    def target_value(self, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:  # Q'(s', a'): a twin's min
         return self.critic_target(next_states, next_actions)
 
     def critic_loss(self, states: torch.Tensor, actions: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -305,4 +303,3 @@ class Agent:
         with torch.no_grad():
             for target, local in zip(target_model.parameters(), local_model.parameters(), strict=True):
                 target.lerp_(local, tau)
-

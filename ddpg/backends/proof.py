@@ -1,13 +1,17 @@
 """Admitting a hand-written back-end: proof, at attach time, that it computes the loaded code.
 
 The fast CPU learner (``fast_cpu.FastCPU``) restates ``model.Actor``, ``model.Critic`` and
-``Agent.learn`` by hand. ``admission`` admits it only for the exact code it was written from; this
-second check catches what no fingerprint of this project's code can see (a patched library
-function, another PyTorch's semantics): ``fast_cpu_differs`` runs the agent's own code and the
-fast learner side by side on copies, from the same state and batch, and compares what each leaves
-behind. Where they differ, the readable update runs (``ddpg.backends.choose``). It compares one
-update at one synthetic point, so alone it would admit edits that act only on real data or late
-in a run: it is the second check, never the only one.
+``Agent.learn`` by hand. ``admission`` admits it only for the exact code it was written from, with
+each library function that code calls PyTorch's own object (``guard``). This second check is for
+what neither sees: the same PyTorch functions with other semantics (another PyTorch version, a
+build whose kernels differ), a module alias the networks use pointed elsewhere (model.py's ``F``
+rebound to another module), or an object replaced by one of PyTorch's own with the same name.
+``fast_cpu_differs`` runs the agent's own code and the fast learner side by side on copies, from
+the same state and batch, and compares what each leaves behind. Where they differ, the readable
+update runs (``ddpg.backends.choose``). It compares one update at one synthetic point, so alone it
+would admit edits that act only on real data or late in a run: it is the last check, never the only
+one. ``trajectory_differs`` is the long form, 200 updates from the committed checkpoints on real
+transitions, which ``admission --write`` runs before it records the code as restated.
 
 What is compared, after two updates of each (``learn_many``, each drawing its batch from a small
 copy of the agent's buffer) from the agent's weights, its target networks nudged off its own so
