@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ddpg import reproducible
 from ddpg.record_file import git_commit
 
 
@@ -57,7 +58,7 @@ def one_round(calls: int, steps: int, seed: int = 0) -> dict[str, float]:
     for _ in range(steps):
         backend.learn_many(config.learn_updates)
     out["learning_step"] = (clock() - t0) / steps * 1e6
-    out["update"] = out["learning_step"] / config.learn_updates
+    out["one_update"] = out["learning_step"] / config.learn_updates
     t0 = clock()
     for _ in range(steps):
         decide.act(states)
@@ -76,19 +77,19 @@ def main(argv: list[str] | None = None) -> int:
     rounds = [one_round(args.calls, args.steps) for _ in range(args.rounds)]
     median = {key: round(statistics.median(r[key] for r in rounds), 2) for key in rounds[0]}
     shares = {"update_guard_per_learning_step": round(median["update_guard"] / median["learning_step"], 5),
-              "update_guard_per_update": round(median["update_guard"] / median["update"], 5),
+              "update_guard_per_update": round(median["update_guard"] / median["one_update"], 5),
               "decision_guard_per_act": round(median["decision_guard"] / median["act"], 5),
-              "decision_guard_per_update": round(median["decision_guard"] / median["update"], 5)}
+              "decision_guard_per_update": round(median["decision_guard"] / median["one_update"], 5)}
     print(f"update guard {median['update_guard']:.1f} us per learning step of {median['learning_step']:.0f} us "
           f"({100 * shares['update_guard_per_learning_step']:.2f}%; {100 * shares['update_guard_per_update']:.1f}% "
-          f"of one update of {median['update']:.0f} us)")
+          f"of one update of {median['one_update']:.0f} us)")
     print(f"decision guard {median['decision_guard']:.1f} us per act of {median['act']:.1f} us "
           f"({100 * shares['decision_guard_per_act']:.1f}%; {100 * shares['decision_guard_per_update']:.2f}% of one update)")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"what": __doc__.splitlines()[0], "command": "python -m benchmarks.bench_guard "
                                          f"--rounds {args.rounds} --calls {args.calls} --steps {args.steps}",
-                                         "commit": git_commit(), "medians_us": median, "shares": shares,
+                                         "git_commit": git_commit(), "machine": reproducible.machine(), "medians_us": median, "shares": shares,
                                          "rounds": rounds}, indent=1) + "\n")
     return 0
 
