@@ -89,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"what": __doc__.splitlines()[0], "command": "python -m benchmarks.bench_guard "
                                          f"--rounds {args.rounds} --calls {args.calls} --steps {args.steps}",
-                                         "git_commit": git_commit(), "machine": reproducible.machine(), "medians_us": median, "shares": shares,
-                                         "rounds": rounds}, indent=1) + "\n")
+                                         "git_commit": git_commit(), "machine": reproducible.machine(), "medians_us": median,
+                                         "shares": shares, "rounds": rounds}, indent=1) + "\n")
     return 0
 
 
