@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import operator
 import os
 from typing import Any
 
@@ -177,6 +178,7 @@ class Guard:
         self.optimizers = {name: (list(getattr(agent, name).param_groups[0]["params"]),
                                   {f: getattr(agent, name).param_groups[0].get(f) for f in FLAGS})
                            for name in OPTIMIZERS}
+        self._quick: dict[str, tuple[Any, ...]] = {}  # by path: the lists _unchanged compares, made at first use
 
     def _function(self, label: str) -> tuple[str, dict[str, Any], str, tuple[Any, ...], Any, Any]:
         """(label, the instance's __dict__, the name, the class dicts before the one defining it, that
@@ -220,7 +222,70 @@ class Guard:
 
     def problem(self, path: str) -> str | None:
         """The first change since admission that the fast path ``path`` ("acting", UPDATE or
-        DECISIONS, which acts too) cannot follow, in a few words; None when there is none."""
+        DECISIONS, which acts too) cannot follow, in a few words; None when there is none.
+
+        ``_unchanged`` answers first, with the checks done as a few C-level passes over lists made
+        once (it runs before every decision); only where it finds something does ``_problem``
+        look again, one check at a time, to name it."""
+        try:
+            if self._unchanged(path):
+                return None
+        except Exception:  # a part deleted, an attribute gone: the checks below name it
+            pass
+        found = self._problem(path)
+        if found is None:  # PyTorch wrapped one of its own functions (library_problem took it): look again
+            self._quick = {}
+        return found
+
+    def _quick_lists(self, path: str) -> tuple[Any, ...]:
+        """The lists ``_unchanged`` compares, for ``path``."""
+        names = OBJECTS[path] if path != "acting" else ()
+        nets = NETWORKS if path == UPDATE else ("actor_local",)
+        getter = operator.attrgetter(*names, *nets)
+        objects = tuple(self.objects[n] for n in (*names, *nets))
+        params = [p for net in nets for p, _ in self.params[net]]
+        ptrs = [ptr for net in nets for _, ptr in self.params[net]]
+        modules = [m for net in nets for m in self.modules[net]]
+        hooks = [*self.global_hooks, *(d for m in modules for d in (m._forward_hooks, m._forward_pre_hooks,
+                                                                    m._backward_hooks, m._backward_pre_hooks))]
+        functions = self.functions[path]
+        instance = ([m.__dict__ for m in modules] + [mine for _, mine, _, _, _, _ in functions],
+                    ["forward"] * len(modules) + [name for _, _, name, _, _, _ in functions])
+        owned = [(owner, name, func) for _, _, name, _, owner, func in functions if owner is not None]
+        before = [(d, name) for _, _, name, dicts, _, _ in functions for d in dicts]
+        library = [(*_LOOKUP[name], ORIGINAL[name]) for name in self.library[path] if name not in NOT_TORCH]
+        if len(library) != len(self.library[path]):
+            raise ValueError("a library function is not PyTorch's own")
+        return (getter, objects, params, ptrs, hooks, instance, [o for o, _, _ in owned], [n for _, n, _ in owned],
+                [f for _, _, f in owned], [d for d, _ in before], [n for _, n in before],
+                [o for o, _, _ in library], [a for _, a, _ in library], [x for _, _, x in library])
+
+    def _unchanged(self, path: str) -> bool:
+        """Whether everything ``path`` relies on is as admitted: identities, pointers and empty hook
+        dicts compared by ``map`` over lists (True), or something to look at (False)."""
+        lists = self._quick.get(path)
+        if lists is None:
+            lists = self._quick[path] = self._quick_lists(path)
+        (getter, objects, params, ptrs, hooks, (dicts, keys), owners, names, funcs, before, before_names,
+         lib_owners, lib_attrs, lib_originals) = lists
+        agent = self.agent
+        return (torch.get_default_dtype() is torch.float32 and type(agent) is self.type
+                and all(map(operator.is_, getter(agent) if len(objects) > 1 else (getter(agent),), objects))
+                and list(map(torch.Tensor.data_ptr, params)) == ptrs and not any(hooks)
+                and not any(map(operator.contains, dicts, keys))
+                and all(map(operator.is_, map(operator.getitem, owners, names), funcs))
+                and not any(map(operator.contains, before, before_names))
+                and all(map(operator.is_, map(getattr, lib_owners, lib_attrs), lib_originals))
+                and (path != UPDATE or self._optimizers_unchanged()))
+
+    def _optimizers_unchanged(self) -> bool:
+        agent = self.agent
+        for name in OPTIMIZERS:
+            if _optimizer_problem(getattr(agent, name), *self.optimizers[name], SAY[name]):
+                return False
+        return True
+
+    def _problem(self, path: str) -> str | None:
         agent = self.agent
         if torch.get_default_dtype() is not torch.float32:
             return f"torch's default dtype is {torch.get_default_dtype()}"

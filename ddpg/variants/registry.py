@@ -2,8 +2,8 @@
 
 A piece is a small class in the variant's own module that replaces or wraps the named parts of
 ``ddpg_agent.Agent`` (``make_actor``, ``make_critic``, ``make_noise``, ``make_memory``,
-``td_target``, ``critic_loss``, ``actor_loss``, ``optimise``, ...) and of ``VariantAgent``
-(``make_one_critic``, ``critic_values``, ``target_action``, ``target_value``, ``value_loss``),
+``td_target``, ``target_action``, ``target_value``, ``critic_loss``, ``actor_loss``, ``optimise``,
+...) and of ``VariantAgent`` (``make_one_critic``, ``critic_values``, ``smallest``, ``value_loss``),
 calling ``super()`` for the rest. ``VariantAgent`` puts the pieces a config switches on in front
 of itself, in the order below (the first wraps all the others), so adding a variant is its module,
 its config fields (``config.VariantConfig``) and one line here. What the other modules need to
