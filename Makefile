@@ -58,17 +58,17 @@ test: setup sweep-setup unity
 		-n auto --dist loadfile $(PYTEST_ARGS)
 
 bench: setup
-	$(PY) benchmarks/bench_env.py
-	$(PY) benchmarks/bench_train.py
+	$(PY) -m benchmarks.bench_env
+	$(PY) -m benchmarks.bench_train
 
 # This project's DDPG against Stable-Baselines3's DDPG and TD3 (zoo hyperparameters), 5 seeds each.
 bench-gym: setup
 	$(PY) -m pip install --quiet -r requirements-bench.txt
-	$(PY) benchmarks/bench_gym.py
+	$(PY) -m benchmarks.bench_gym
 
 # The default, each variant, the course's baseline and single changes, 5 seeds each (hours on 2 cores).
 bench-ablation: setup sweep-setup
-	$(PY) benchmarks/bench_ablation.py
+	$(PY) -m benchmarks.bench_ablation
 
 # On a machine with a CUDA GPU: each device's costs, the default trained on both (bench_gpu.py).
 bench-gpu: setup

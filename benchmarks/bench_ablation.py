@@ -1,9 +1,9 @@
 """Benchmark: the default, each variant, the course's baseline and single changes, 5 seeds
 each on the 20-arm Reacher, through ``sweep.py`` (Ray Tune).
 
-    .venv/bin/python benchmarks/bench_ablation.py                          # every variant
-    .venv/bin/python benchmarks/bench_ablation.py --variants default,n_step3
-    .venv/bin/python benchmarks/bench_ablation.py --report-only            # table + plot from the JSON
+    .venv/bin/python -m benchmarks.bench_ablation                          # every variant
+    .venv/bin/python -m benchmarks.bench_ablation --variants default,n_step3
+    .venv/bin/python -m benchmarks.bench_ablation --report-only            # table + plot from the JSON
 
 Each run stops when solved (trailing 100-episode average of the per-episode mean >= 30) or
 at 300 episodes. Two runs go at once, one CPU and one thread each (``--cpus``), so a run's
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
                   "(run the same command again to continue)")
         saved["runs"] = [r for r in saved["runs"] if r["variant"] not in done] + fresh
         if done:
-            command = "python benchmarks/bench_ablation.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
+            command = "python -m benchmarks.bench_ablation" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
     rows = write_outputs(saved["runs"], command, saved.get("baseline", {}))
     print(table(rows))
     print(f"Wrote {JSON_FILE.name}, {TABLE_FILE.name} and {PLOT_FILE.name} in {RESULTS}")

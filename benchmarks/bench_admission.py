@@ -10,7 +10,7 @@ the loaded code's acting and update (``ddpg.backends.proof``). This prints, and 
   times (old, new, old, new, ...) in one sitting, so a drift of the machine's speed falls on both;
   and in each round the readable learner's here: what an edited agent runs on instead.
 
-    .venv/bin/python benchmarks/bench_admission.py --old /tmp/old --json benchmarks/results/learner_speed/admission.json
+    .venv/bin/python -m benchmarks.bench_admission --old /tmp/old --json benchmarks/results/learner_speed/admission.json
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def update_rates(where: Path, learner: str = "fast") -> dict:
     one on 2 and on 1 thread)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rates.json"
-        subprocess.run([sys.executable, "benchmarks/bench_train.py", "--updates-only", "--learner", learner, "--json",
+        subprocess.run([sys.executable, "-m", "benchmarks.bench_train", "--updates-only", "--learner", learner, "--json",
                         str(out)], cwd=where, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(where)})
         report = json.loads(out.read_text())
     if learner != "fast":
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    report: dict = {"command": "python benchmarks/bench_admission.py " + " ".join(argv or sys.argv[1:]),
+    report: dict = {"command": "python -m benchmarks.bench_admission " + " ".join(argv or sys.argv[1:]),
                     "git_commit": git_commit(), "machine": reproducible.machine(), "check": []}
     for agents in (20, 1):
         cost = check_cost(agents, args.repeats)

@@ -6,8 +6,8 @@ by fingerprint): if ``torch.compile`` of the readable update, compile included, 
 run within 1.3x of the fast learner's wall-clock on this 2-core CPU, the restated code could go and
 an edited agent would train as fast as an unedited one. This script measures that, and nothing else:
 
-    .venv/bin/python benchmarks/bench_compile.py              # the study (about 15 minutes on 2 cores)
-    .venv/bin/python benchmarks/bench_compile.py --quick      # a smoke test: tiny settings, 2 episodes
+    .venv/bin/python -m benchmarks.bench_compile              # the study (about 15 minutes on 2 cores)
+    .venv/bin/python -m benchmarks.bench_compile --quick      # a smoke test: tiny settings, 2 episodes
 
 1. Ways to compile the agent's own update (``Compiled``, a back-end as those of ``ddpg/backends``:
    ``learn_many`` and ``policy``), each in its own process: ``torch.compile(agent.learn)``, with and
@@ -45,14 +45,12 @@ from typing import Any
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: the project's packages
-    sys.path.insert(0, str(ROOT))
+from benchmarks.bench_train import learner_updates_per_s, warmed_up_agent
+from ddpg import reproducible
+from ddpg.rundir import git_commit, write_json
+from ddpg.variants import parse_config
 
-from benchmarks.bench_train import learner_updates_per_s, warmed_up_agent  # noqa: E402
-from ddpg import reproducible  # noqa: E402
-from ddpg.rundir import git_commit, write_json  # noqa: E402
-from ddpg.variants import parse_config  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 from ddpg_agent import Agent, DDPGConfig  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "learner_speed" / "compile.json"
@@ -220,7 +218,7 @@ def _child(argv: list[str], stats: Path, env: dict[str, str] | None = None) -> t
     """Run this script in a fresh process; what it wrote to ``stats`` and its wall-clock."""
     t0 = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, __file__, *argv, "--stats", str(stats)],
+        [sys.executable, "-m", "benchmarks.bench_compile", *argv, "--stats", str(stats)],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         capture_output=True,
@@ -245,7 +243,7 @@ def study(args: argparse.Namespace) -> dict[str, Any]:
     quick = args.quick
     blocks, n_updates = (2, 50) if quick else (5, 1000)
     report: dict[str, Any] = {
-        "command": "python benchmarks/bench_compile.py " + " ".join(shlex.quote(a) for a in args.argv),
+        "command": "python -m benchmarks.bench_compile " + " ".join(shlex.quote(a) for a in args.argv),
         "git_commit": git_commit(),
         "torch": torch.__version__,
         "machine": reproducible.machine(),

@@ -1,6 +1,6 @@
 """Benchmark: what a second core adds to this project's work on this machine.
 
-    .venv/bin/python benchmarks/bench_cores.py [--repeats 15] [--decisions 200] [--updates 200]
+    .venv/bin/python -m benchmarks.bench_cores [--repeats 15] [--decisions 200] [--updates 200]
 
 A run spends most of its time in the learner's matrix products, the rest stepping the
 environment and acting (``bench_train.py`` prints the split). Two ways to use a second core

@@ -1,7 +1,7 @@
 """Speed of the built-in Reacher: 20-agent decisions per second with random actions, per thread count.
 
-Usage: python benchmarks/bench_env.py [--agents 20] [--decisions 4000] [--repeats 7]
-       python benchmarks/bench_env.py --threads 1,2,4,8,16 [--json OUT.json]
+Usage: python -m benchmarks.bench_env [--agents 20] [--decisions 4000] [--repeats 7]
+       python -m benchmarks.bench_env --threads 1,2,4,8,16 [--json OUT.json]
 
 Rendering off; actions are drawn before timing so only the environment counts. With one
 thread count of 1 (``--threads 1``) the process is pinned to one core, as it always was; with
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         from ddpg import reproducible
         from ddpg.rundir import git_commit, write_json
 
-        command = "python benchmarks/bench_env.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        command = "python -m benchmarks.bench_env " + " ".join(sys.argv[1:] if argv is None else argv)
         report = {"command": command.strip(), "git_commit": git_commit(), "machine": reproducible.machine(),
                   "cpus_available": cpus_used, "cpu_count": os.cpu_count(), "numba_layer": layer,
                   "numba_num_threads": physics.numba.config.NUMBA_NUM_THREADS,

@@ -1,7 +1,7 @@
 """Fidelity: the built-in Reacher against PhysX 4.1 running the same arm.
 
-    .venv/bin/python benchmarks/bench_fidelity.py                      # 50 episodes x 20 arms per policy
-    .venv/bin/python benchmarks/bench_fidelity.py --json benchmarks/results/environment/fidelity.json
+    .venv/bin/python -m benchmarks.bench_fidelity                      # 50 episodes x 20 arms per policy
+    .venv/bin/python -m benchmarks.bench_fidelity --json benchmarks/results/environment/fidelity.json
 
 Prints, beside the reference's figures (tests/physx_reference/): the mean episode score
 under uniform, clipped-Gaussian and Ornstein-Uhlenbeck actions; how far the segments
@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     reference = read_reference_results(STATS)
-    out: dict = {"command": " ".join(["python", "benchmarks/bench_fidelity.py", *sys.argv[1:]]), "policies": {}}
+    out: dict = {"command": " ".join(["python", "-m", "benchmarks.bench_fidelity", *sys.argv[1:]]), "policies": {}}
     print(f"# {out['command']}")
     print(f"# {args.episodes} episodes x 20 arms per policy, seed {args.seed}; PhysX figures from tests/physx_reference/")
 

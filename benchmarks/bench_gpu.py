@@ -1,8 +1,8 @@
 """The GPU check: on a machine with a CUDA GPU, what each device costs and whether --device cuda pays.
 
-    python benchmarks/bench_gpu.py
-    python benchmarks/bench_gpu.py --tests --json OUT.json   # make bench-gpu: --tests, in .venv
-    python benchmarks/bench_gpu.py --check                   # the prepared device check (below), ~9 minutes
+    python -m benchmarks.bench_gpu
+    python -m benchmarks.bench_gpu --tests --json OUT.json   # make bench-gpu: --tests, in .venv
+    python -m benchmarks.bench_gpu --check                   # the prepared device check (below), ~9 minutes
 
 Run on an H200 with a 16-core Xeon on 2026-11-26 (``benchmarks/results/gpu_nvidia_h200.json``;
 docs/training.md quotes it) as ``--tests --max-episodes 120 --cuda-learners graph,graph-overlap``:
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.json) if args.json else folder / f"gpu_{_slug(gpu['name'])}.json"
     if args.check and out.is_file() and "check" not in json.loads(out.read_text()):
         p.error(f"{out} holds a run that is not a --check: give --json another file")
-    command = "python benchmarks/bench_gpu.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m benchmarks.bench_gpu " + " ".join(sys.argv[1:] if argv is None else argv)
     report: dict = {"command": command.strip(), "git_commit": git_commit(), "torch": torch.__version__, "gpu": gpu,
                     "machine": reproducible.machine(), "config": DDPGConfig().to_dict(),
                     "schedule": {"good_score": GOOD_SCORE, "good_updates": GOOD_UPDATES}, "runs": []}

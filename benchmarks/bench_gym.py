@@ -1,9 +1,9 @@
 """Benchmark: this project's DDPG against Stable-Baselines3's DDPG and TD3, at an equal budget of environment steps.
 
     make bench-gym                                            # installs requirements-bench.txt first
-    .venv/bin/python benchmarks/bench_gym.py                  # every task: 5 seeds of ours, 3 of each peer
-    .venv/bin/python benchmarks/bench_gym.py --tasks Pendulum-v1 --seeds 0-2 --peer-seeds 2 --methods ours sb3-td3
-    .venv/bin/python benchmarks/bench_gym.py --tasks Pendulum-v1 --budget-steps 2000 --out /tmp/smoke.json
+    .venv/bin/python -m benchmarks.bench_gym                  # every task: 5 seeds of ours, 3 of each peer
+    .venv/bin/python -m benchmarks.bench_gym --tasks Pendulum-v1 --seeds 0-2 --peer-seeds 2 --methods ours sb3-td3
+    .venv/bin/python -m benchmarks.bench_gym --tasks Pendulum-v1 --budget-steps 2000 --out /tmp/smoke.json
 
 Every run trains until the average return of its last 100 training episodes reaches the
 task's threshold, or until the task's budget of environment steps is spent, the same budget
@@ -409,7 +409,7 @@ def run_one(task: str, method: str, seed: int, budget_steps: int, cap_s: float, 
     process gets a SIGTERM, as a batch scheduler's, and reports the run as capped. At
     ``suspend_s`` it gets a SIGUSR1: a peer run saves itself to ``state`` and reports
     ``suspended`` (the next call with that ``state`` continues it); ours finishes."""
-    command = [sys.executable, __file__, "--one", task, method, str(seed), str(budget_steps)]
+    command = [sys.executable, "-m", "benchmarks.bench_gym", "--one", task, method, str(seed), str(budget_steps)]
     stdout, stderr, returncode = run_capped(command + ([str(state)] if state else []), cap_s, suspend_s=suspend_s)
     head = {"task": task, "method": method, "seed": seed}
     if returncode == -signal.SIGUSR1:  # asked before it could listen: nothing saved, it starts afresh
@@ -657,7 +657,7 @@ def main(argv: list[str] | None = None) -> int:
     if not jobs:
         print(summary_and_table(earlier["tasks"], runs)[1])
         return 0
-    sitting = {"command": "python benchmarks/bench_gym.py " + shlex.join(argv), "git_commit": git_commit(),
+    sitting = {"command": "python -m benchmarks.bench_gym " + shlex.join(argv), "git_commit": git_commit(),
                "machine": reproducible.machine(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
                "versions": {**versions(), "stable_baselines3": peers_version}, "jobs": args.jobs,
                "cap_s": args.cap_s, "started": time.strftime("%Y-%m-%d %H:%M:%S")}

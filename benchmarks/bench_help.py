@@ -1,7 +1,7 @@
 """How long each command's ``--help`` takes, as a whole process: the interpreter's start, the
 script's imports and the parser (issue 53: at most 1 s each, the median of 5).
 
-Usage: python benchmarks/bench_help.py [--repeats 5] [--json benchmarks/results/cli/help_times.json]
+Usage: python -m benchmarks.bench_help [--repeats 5] [--json benchmarks/results/cli/help_times.json]
 
 Each script is run once to warm the file cache, then ``--repeats`` times; the median, the fastest
 and the slowest are printed. What keeps ``--help`` quick is that no script imports PyTorch or
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         from ddpg import reproducible, rundir  # PyTorch loads here, after the timings
 
         record = {
-            "command": "python benchmarks/bench_help.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "command": "python -m benchmarks.bench_help " + " ".join(argv if argv is not None else sys.argv[1:]),
             "date": datetime.date.today().isoformat(),
             "git_commit": rundir.git_commit(),
             "machine": reproducible.machine(),

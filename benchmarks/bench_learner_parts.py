@@ -1,6 +1,6 @@
 """Benchmark: where a learner update's time goes on this machine, and what bounds it.
 
-    .venv/bin/python benchmarks/bench_learner_parts.py
+    .venv/bin/python -m benchmarks.bench_learner_parts
 
 Prints, each as the median of several timed repeats:
 - the share of a one-thread update (batch 256, 128-128 nets) spent in matrix products

@@ -1,7 +1,7 @@
 """What acting one learning step behind does to learning: ``--learner graph-overlap`` against
 ``--learner graph`` on the 20-arm default, seed for seed.
 
-    python benchmarks/bench_overlap.py --seeds 0-4 --pair graph --json benchmarks/results/gpu/overlap_cpu_eager_graph.json
+    python -m benchmarks.bench_overlap --seeds 0-4 --pair graph --json benchmarks/results/gpu/overlap_cpu_eager_graph.json
 
 ``graph-overlap`` lets the GPU replay a learning step while the environment steps, so the arms
 act with the actor of the learning step before (ddpg/backends/cuda_graph.py). Whether that
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     config = DDPGConfig()
     out = Path(args.json) if args.json else None
-    report: dict = {"command": "python benchmarks/bench_overlap.py " + " ".join(sys.argv[1:] if argv is None else argv),
+    report: dict = {"command": "python -m benchmarks.bench_overlap " + " ".join(sys.argv[1:] if argv is None else argv),
                     "git_commit": git_commit(), "device": "cpu (the graph back-end run eagerly)",
                     "config": config.to_dict(), "runs": []}
     for seed in seeds:

@@ -9,7 +9,7 @@ fast learner's updates on the buffer those decisions filled, in learning steps o
 size, on train.py's two threads. It reports the medians over rounds; ``docs/training.md`` puts
 them beside the whole run's wall-clock (``bench_speedup.py``).
 
-    python benchmarks/bench_run_parts.py --json benchmarks/results/run_speed/parts.json
+    python -m benchmarks.bench_run_parts --json benchmarks/results/run_speed/parts.json
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
-            "command": f"python benchmarks/bench_run_parts.py --rounds {args.rounds} --steps {args.steps} "
+            "command": f"python -m benchmarks.bench_run_parts --rounds {args.rounds} --steps {args.steps} "
                        f"--updates {args.updates}",
             "git_commit": git_commit(), "machine": reproducible.machine(), "rounds": rounds, "median_us": medians,
             "fast_over_readable": round(ratio, 3)}, indent=1) + "\n")

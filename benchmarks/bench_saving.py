@@ -1,6 +1,6 @@
 """What keeping a run safe costs: the per-episode work of the run folder, and the saves.
 
-Usage: python benchmarks/bench_saving.py [--repeats 21] [--json benchmarks/results/saving/bench_saving.json]
+Usage: python -m benchmarks.bench_saving [--repeats 21] [--json benchmarks/results/saving/bench_saving.json]
 
 train.py's ``Saver`` (ddpg/callbacks.py) does, after every episode, what is cheap enough to do
 that often, and the rest every --save-every episodes. This prints the median cost of each
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
               "per_episode_ms": round(per_episode, 2), "committed_episode_ms": round(episode_ms, 1),
               "per_episode_share": round(per_episode / episode_ms, 4), "repeats": args.repeats,
               "arms": ARMS, "episodes": EPISODES, "platform": platform.platform(),
-              "command": "python benchmarks/bench_saving.py" + (f" --repeats {args.repeats}" if args.repeats != 21 else "")}
+              "command": "python -m benchmarks.bench_saving" + (f" --repeats {args.repeats}" if args.repeats != 21 else "")}
     print(f"Default agent, {ARMS} arms, a full buffer ({run.agent.memory.capacity:,} transitions), {EPISODES} episodes; "
           f"medians of {args.repeats}:")
     print(f"  every episode: snapshot {result['snapshot_ms']:.2f} ms + scores.csv, metrics.csv, run.json "

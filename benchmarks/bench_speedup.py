@@ -9,7 +9,7 @@ caches), and the ratio is of the medians. Each pair's scores.csv must be
 byte-identical: a change that alters the numbers is not a speed-up but a new default.
 
     git worktree add /tmp/old 861a09a
-    .venv/bin/python benchmarks/bench_speedup.py --old /tmp/old --rounds 3 --json benchmarks/results/run_speed/speedup_861a09a.json
+    .venv/bin/python -m benchmarks.bench_speedup --old /tmp/old --rounds 3 --json benchmarks/results/run_speed/speedup_861a09a.json
 
 With ``--old .`` and ``--old-args``/``--new-args`` it compares two settings of this code instead
 (the learner's ``--threads 1`` against 2, say), with each side's CPU time beside its wall-clock.
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         from ddpg import reproducible
         from ddpg.rundir import write_json
 
-        write_json(args.json, {"command": "python benchmarks/bench_speedup.py " + " ".join(argv or sys.argv[1:]),
+        write_json(args.json, {"command": "python -m benchmarks.bench_speedup " + " ".join(argv or sys.argv[1:]),
                                "old_commit": git_commit(codes["old"]), "new_commit": git_commit(ROOT),
                                "quick": args.quick, "train_args": extra, "old_args": sides["old"][len(extra):],
                                "new_args": sides["new"][len(extra):], "machine": reproducible.machine(), "runs": runs,

@@ -1,7 +1,7 @@
 """How long the test suite takes: ``make test``'s pytest, timed, with its ten slowest tests
 (issue 53: at most 300 s in a fresh clone on the 2-core development machine).
 
-Usage: python benchmarks/bench_tests.py [--json benchmarks/results/test_suite/make_test.json]
+Usage: python -m benchmarks.bench_tests [--json benchmarks/results/test_suite/make_test.json]
 
 Runs ``make test PYTEST_ARGS="--durations=10 -p no:cacheprovider"`` (the Makefile owns the
 command: set-up, ruff, then pytest on every core), and prints pytest's own wall-clock, its
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         from ddpg import reproducible, rundir  # PyTorch loads here, after the timing
 
         record = {
-            "command": "python benchmarks/bench_tests.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "command": "python -m benchmarks.bench_tests " + " ".join(argv if argv is not None else sys.argv[1:]),
             "runs": f"make test PYTEST_ARGS=\"{PYTEST_ARGS}\"",
             "date": datetime.date.today().isoformat(),
             "git_commit": rundir.git_commit(),

@@ -1,13 +1,13 @@
 """Benchmark: train to solved for several seeds, and measure the learner's speed.
 
-    .venv/bin/python benchmarks/bench_train.py                  # 5 seeds, cap 300 episodes
-    .venv/bin/python benchmarks/bench_train.py --seeds 3 --max-episodes 200
-    .venv/bin/python benchmarks/bench_train.py --updates-only   # learner updates/s only
-    .venv/bin/python benchmarks/bench_train.py --learner readable   # the plain-autograd agent
-    .venv/bin/python benchmarks/bench_train.py --config '{"critic_layer_norm": true}'   # a candidate
-    .venv/bin/python benchmarks/bench_train.py --agents 1 --max-episodes 500   # one arm (tasks.REACHER_ONE_ARM)
-    .venv/bin/python benchmarks/bench_train.py --seeds 0-19 --skip-updates --json sweep.json   # a distribution
-    .venv/bin/python benchmarks/bench_train.py --seeds 0-19 --skip-updates --jobs 16 --json sweep.json   # on 16 cores
+    .venv/bin/python -m benchmarks.bench_train                  # 5 seeds, cap 300 episodes
+    .venv/bin/python -m benchmarks.bench_train --seeds 3 --max-episodes 200
+    .venv/bin/python -m benchmarks.bench_train --updates-only   # learner updates/s only
+    .venv/bin/python -m benchmarks.bench_train --learner readable   # the plain-autograd agent
+    .venv/bin/python -m benchmarks.bench_train --config '{"critic_layer_norm": true}'   # a candidate
+    .venv/bin/python -m benchmarks.bench_train --agents 1 --max-episodes 500   # one arm (tasks.REACHER_ONE_ARM)
+    .venv/bin/python -m benchmarks.bench_train --seeds 0-19 --skip-updates --json sweep.json   # a distribution
+    .venv/bin/python -m benchmarks.bench_train --seeds 0-19 --skip-updates --jobs 16 --json sweep.json   # on 16 cores
 
 Per seed it prints the solved-at episode E (first episode whose trailing 100-episode
 average of the per-episode mean over agents is >= 30, so E >= 100), the first episode whose
@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.good_score < 0:
         args.good_score = None
     torch.set_num_threads(1)  # as train.py
-    command = "python benchmarks/bench_train.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m benchmarks.bench_train " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# {command}")
     print(f"# arms {args.agents}  settings: {'tasks.REACHER_ONE_ARM' if task else 'DDPGConfig defaults'}  "
           f"schedule: good score {args.good_score}, good updates {args.good_updates}")

@@ -2,7 +2,7 @@
 unityagents 0.4 client driving the stand-in executable) and directly, 20 and 1 agents;
 also the stand-in's own share (message decoding, simulation, encoding, no client).
 
-Run from the project venv: `.venv/bin/python benchmarks/bench_unity.py` (needs
+Run from the project venv: `.venv/bin/python -m benchmarks.bench_unity` (needs
 `make unity` for the protocol figures). Each figure is the median over --repeats blocks of
 --steps random-action steps, after a warm-up, in one environment per process.
 """

@@ -1,6 +1,6 @@
 """Diagnosis: what batch norm's two modes do to DDPG on the 20-arm Reacher, episode by episode.
 
-    .venv/bin/python benchmarks/diagnose_batch_norm.py --seed 1 --episodes 80
+    .venv/bin/python -m benchmarks.diagnose_batch_norm --seed 1 --episodes 80
 
 With ``{"batch_norm": true}`` (``ddpg/variants/batch_norm.py``) the local networks learn in
 training mode, each replay batch normalised by its own statistics, while the arms act, and

@@ -1,6 +1,6 @@
 """Diagnosis: when the one-arm Reacher's score falls back after first reaching 30, is it the policy?
 
-    .venv/bin/python benchmarks/diagnose_forgetting.py --seed 4 --episodes 180 --json F.json
+    .venv/bin/python -m benchmarks.diagnose_forgetting --seed 4 --episodes 180 --json F.json
 
 One arm's training episode is one sample: one goal's path, with the exploration noise on.
 After its score first reaches 30 it often falls back to the teens before the run solves

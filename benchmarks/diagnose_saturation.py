@@ -1,7 +1,7 @@
 """Diagnosis: how saturated the actor is while a seed learns, episode by episode.
 
-    .venv/bin/python benchmarks/diagnose_saturation.py --seed 14 --episodes 40
-    .venv/bin/python benchmarks/diagnose_saturation.py --seed 14 --episodes 40 --config '{"n_step": 3}'
+    .venv/bin/python -m benchmarks.diagnose_saturation --seed 14 --episodes 40
+    .venv/bin/python -m benchmarks.diagnose_saturation --seed 14 --episodes 40 --config '{"n_step": 3}'
 
 A slow start on the 20-arm Reacher (the mean score under 10 for tens of episodes) comes with
 an actor whose tanh outputs sit at +-1: a torque pinned to a bound says nothing about where

@@ -1,6 +1,6 @@
 """Score the committed checkpoints with the greedy policy (no noise), as the course reloads them.
 
-    .venv/bin/python benchmarks/eval_checkpoints.py     # 100 episodes of 20 arms, then 100 of 1 arm
+    .venv/bin/python -m benchmarks.eval_checkpoints     # 100 episodes of 20 arms, then 100 of 1 arm
 
 Prints, per environment size, the mean over episodes of the per-episode score averaged
 over the arms, and the lowest and highest episode. The seeds are the ones
@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=100)
     args = parser.parse_args()
     agent = load_agent(ROOT / "checkpoint_actor.pth", ROOT / "checkpoint_critic.pth")
-    print(f"# python benchmarks/eval_checkpoints.py{'' if args.episodes == 100 else f' --episodes {args.episodes}'}")
+    print(f"# python -m benchmarks.eval_checkpoints{'' if args.episodes == 100 else f' --episodes {args.episodes}'}")
     for arms, seed in RUNS:
         s = evaluate(agent, args.episodes, arms, seed, progress=False)
         print(f"{arms} arm(s), {args.episodes} episodes, seed {seed}: mean {s.mean():.2f} (episodes from {s.min():.2f} to {s.max():.2f})",

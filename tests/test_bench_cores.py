@@ -12,12 +12,11 @@ import pytest
 from ddpg.backends.fast_cpu import available_cpus
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "bench_cores.py"
 
 
 @pytest.mark.skipif(available_cpus() < 2, reason="the benchmark needs two CPUs")
 def test_a_short_run_prints_both_figures() -> None:
-    out = subprocess.run([sys.executable, str(SCRIPT), "--repeats", "1", "--decisions", "4", "--updates", "4"],
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_cores", "--repeats", "1", "--decisions", "4", "--updates", "4"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT, check=True).stdout
     assert re.search(r"^products: one process [\d.]+ us per product; two processes at once [\d.]+ us each: "
                      r"speed-up [\d.]+", out, re.M), out
@@ -27,7 +26,7 @@ def test_a_short_run_prints_both_figures() -> None:
 
 
 def test_bad_arguments_are_refused_without_a_traceback() -> None:
-    run = subprocess.run([sys.executable, str(SCRIPT), "--repeats", "0"], capture_output=True, text=True,
+    run = subprocess.run([sys.executable, "-m", "benchmarks.bench_cores", "--repeats", "0"], capture_output=True, text=True,
                          timeout=120, cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "--repeats" in run.stderr

@@ -53,7 +53,7 @@ def faked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
 
     def sweep(threads, out):
         calls["sweep"].append({"threads": threads, "out": out})
-        return {"command": f"python benchmarks/bench_env.py --threads {threads}", "returncode": 0,
+        return {"command": f"python -m benchmarks.bench_env --threads {threads}", "returncode": 0,
                 "rows": [{"threads": t, "used": t, "env_us": {"median": us}}
                          for t, us in ((1, 111.0), (2, 90.0), (4, 80.0), (8, 85.0), (16, 120.0))]}
 
@@ -102,7 +102,7 @@ def test_check_runs_the_planned_seeds_and_writes_the_file(faked: dict, tmp_path:
     assert summary["jobs cuda"]["n_seeds"] == 20 and summary["jobs cuda"]["worst_solved_at"] == 102
     assert summary["aims_met"] == {"solves every seed by episode 102": True, "median at most 30 s": False,
                                    "at least 2x faster than cpu": True}
-    assert report["gpu"]["name"] == FAKE_GPU["name"] and report["command"] == "python benchmarks/bench_gpu.py --check"
+    assert report["gpu"]["name"] == FAKE_GPU["name"] and report["command"] == "python -m benchmarks.bench_gpu --check"
     assert "alone_cut" not in report["check"]
 
 

@@ -51,3 +51,20 @@ def test_no_command_or_ddpg_module_imports_a_command(path: Path) -> None:
 def test_the_check_sees_every_kind_of_import() -> None:
     code = "import watch.x\nfrom train import main\ndef f():\n    importlib.import_module('evaluate')\nfrom . import watch"
     assert imported_modules(ast.parse(code)) == {"watch", "train", "evaluate"}
+
+
+def test_no_code_of_the_project_edits_sys_path() -> None:
+    """The benchmarks run as modules (``python -m benchmarks.X``): the project is installed (``make
+    setup``), so no script reaches its packages by editing ``sys.path``."""
+    sources = [*ROOT.glob("*.py"), *(ROOT / "ddpg").rglob("*.py"), *(ROOT / "reacher").rglob("*.py"),
+               *(ROOT / "benchmarks").glob("*.py")]
+    edits = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text())):
+            target = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+            if isinstance(node, ast.Assign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                target = next((t.value for t in targets if isinstance(t, ast.Subscript)), target)
+            if isinstance(target, ast.Attribute) and target.attr == "path" and getattr(target.value, "id", "") == "sys":
+                edits.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert edits == [], f"sys.path edited at {edits}: run the file as a module (python -m benchmarks.X) instead"

@@ -106,7 +106,7 @@ def test_bench_ablation_keeps_a_variant_until_every_seed_has_finished(tmp_path, 
     """A stopped ablation (some seeds unfinished) must not replace a variant's committed records."""
     from benchmarks import bench_ablation
 
-    saved = {"command": "python benchmarks/bench_ablation.py", "runs": []}
+    saved = {"command": "python -m benchmarks.bench_ablation", "runs": []}
     json_file = tmp_path / "ablation.json"
     json_file.write_text(json.dumps(saved))
     for name, value in (("JSON_FILE", json_file), ("TABLE_FILE", tmp_path / "ablation.md"),
