@@ -37,7 +37,8 @@ import numpy as np
 import torch
 
 from benchmarks.bench_train import warmed_up_agent
-from ddpg.backends.fast_cpu import FastCPU, available_cpus
+from common.cpus import available_cpus
+from ddpg.backends.fast_cpu import FastCPU
 from ddpg.cli import positive_int
 from ddpg_agent import Agent, DDPGConfig
 from reacher import ReacherEnvironment

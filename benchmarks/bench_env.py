@@ -12,7 +12,7 @@ by repeat and its median printed. Every thread count steps its own environment t
 same actions from the same seed, and the runs must end bitwise equal (checked).
 
 Two figures per thread count: the whole ``env.step`` (the interface included: checks,
-observations, rewards) and the physics alone (``reacher.physics.ArmStepper``, the part the
+observations, rewards) and the physics alone (``reacher.stepper.ArmStepper``, the part the
 threads share), both in microseconds per decision. A thread count above what this process
 can use (its CPUs, numba's launched threads) runs on fewer: the ``used`` column says how many.
 Where the threads stall (another job holds the cores), ``ArmStepper`` sends the steps to one
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reacher import ReacherEnvironment, physics
+from reacher import ReacherEnvironment, physics, stepper
 from reacher.environment import DRAG_FACTOR, GRAVITY, MAX_ANGULAR_SPEED, PHYSICS_DT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,12 +51,12 @@ def physics_us(env: ReacherEnvironment, threads: int, torques: np.ndarray, goals
     every arm) on ``threads`` threads, on a copy of ``env``'s state, through the given torques and goal tracks."""
     qpos, qvel, body_vel = env._qpos.copy(), env._qvel.copy(), env._body_vel.copy()
     counts, capped = np.zeros(env.num_agents, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    stepper = physics.ArmStepper(threads)
+    arms = stepper.ArmStepper(threads)
     start = time.perf_counter()
     for torque, track in zip(torques, goals, strict=True):
-        stepper.step(qpos, qvel, body_vel, torque, track, 16.0, counts, capped, env._arm,
+        arms.step(qpos, qvel, body_vel, torque, track, 16.0, counts, capped, env._arm,
                      PHYSICS_DT, GRAVITY, DRAG_FACTOR, MAX_ANGULAR_SPEED)
-    _fallbacks[threads] = _fallbacks.get(threads, 0) + stepper.fallbacks
+    _fallbacks[threads] = _fallbacks.get(threads, 0) + arms.fallbacks
     return (time.perf_counter() - start) / len(torques) * 1e6
 
 
@@ -82,14 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--threads", type=thread_counts, default=None,
                         help="thread counts to compare, e.g. 1,2,4,8,16 (default: 1 and the environment's "
-                             f"default, {physics.default_threads()} here)")
+                             f"default, {stepper.default_threads()} here)")
     parser.add_argument("--no-fallback", action="store_true",
                         help="time the threads as they are, stalls included (ArmStepper's fall-back to one thread off)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.no_fallback:
-        physics.STALLS_TO_FALL_BACK = 10**9
-    counts = args.threads or sorted({1, physics.default_threads()})
+        stepper.STALLS_TO_FALL_BACK = 10**9
+    counts = args.threads or sorted({1, stepper.default_threads()})
     load_before = [round(x, 2) for x in os.getloadavg()]  # other jobs on the machine (1, 5, 15 minutes)
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))
@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         first_step_s[t] = time.perf_counter() - t0
         decisions_per_second(envs[t], actions[:200])  # warm-up
         physics_us(envs[t], t, torques[:200], goals[:200])
-    used = {t: physics.usable_threads(t) for t in counts}
-    layer = physics.threading_layer() if max(counts) > 1 else None
+    used = {t: stepper.usable_threads(t) for t in counts}
+    layer = stepper.threading_layer() if max(counts) > 1 else None
 
     env_us: dict[int, list[float]] = {t: [] for t in counts}
     phys_us: dict[int, list[float]] = {t: [] for t in counts}
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         report = {"command": command.strip(), "git_commit": git_commit(), "machine": reproducible.machine(),
                   "cpus_available": cpus_used, "cpu_count": os.cpu_count(), "numba_layer": layer,
                   "numba_num_threads": physics.numba.config.NUMBA_NUM_THREADS,
-                  "default_threads": physics.default_threads(), "fallback": not args.no_fallback,
+                  "default_threads": stepper.default_threads(), "fallback": not args.no_fallback,
                   "load_average": {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]},
                   "agents": args.agents,
                   "decisions": args.decisions, "repeats": args.repeats, "bitwise_equal": identical, "rows": rows}

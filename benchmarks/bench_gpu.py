@@ -40,7 +40,7 @@ start-up) and writes ``benchmarks/results/gpu/gpu_<gpu name>.json`` after every 
 
 1. the environment's threads: ``benchmarks/bench_env.py --threads 1,2,4,8,16`` in a child
    process (microseconds per decision for 20 arms, the physics alone too, and numba's layer),
-   which says whether ``reacher.physics.default_threads()`` is right on this machine;
+   which says whether ``reacher.stepper.default_threads()`` is right on this machine;
 2. seeds 0-2 alone, each trained with ``auto`` on CUDA and then, interleaved, on the CPU (the
    fast learner), the environment on ``--env-threads`` threads (default: the environment's
    default here): wall-clocks comparable with the run above (31 s on the H200, 28 s of it the
@@ -102,7 +102,7 @@ from ddpg.loop import GOOD_SCORE, GOOD_UPDATES
 from ddpg.rundir import git_commit, write_json
 from ddpg.variants import parse_config
 from ddpg_agent import DDPGConfig
-from reacher import physics
+from reacher import stepper
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -151,15 +151,15 @@ def resolve_learner(name: str, device: str) -> str:
 def reacher_threads(threads: int) -> Iterator[None]:
     """``REACHER_THREADS`` set to ``threads`` inside (the environments made here, and the jobs
     spawned here, which inherit it), put back after."""
-    before = os.environ.get(physics.THREADS_VARIABLE)
-    os.environ[physics.THREADS_VARIABLE] = str(threads)
+    before = os.environ.get(stepper.THREADS_VARIABLE)
+    os.environ[stepper.THREADS_VARIABLE] = str(threads)
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop(physics.THREADS_VARIABLE, None)
+            os.environ.pop(stepper.THREADS_VARIABLE, None)
         else:
-            os.environ[physics.THREADS_VARIABLE] = before
+            os.environ[stepper.THREADS_VARIABLE] = before
 
 
 def env_thread_sweep(threads: str, out: Path) -> dict[str, Any]:
@@ -206,14 +206,14 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
     """The prepared check (the module docstring's steps 1-3) into ``report["runs"]`` and the
     rest, saved to ``out`` (by ``save``) after every step."""
     start = time.perf_counter()
-    cpus = physics.available_cpus()
+    cpus = stepper.available_cpus()
     config = DDPGConfig()
     cuda_learner = resolve_learner("auto", "cuda")
-    env_threads = args.env_threads or physics.default_threads()
+    env_threads = args.env_threads or stepper.default_threads()
     alone_seeds, job_seeds = seed_list(CHECK_ALONE_SEEDS), seed_list(CHECK_JOB_SEEDS)
     check: dict[str, Any] = {
         "budget_s": args.budget_s, "cpus": cpus, "cuda_learner": cuda_learner,
-        "default_env_threads": physics.default_threads(), "alone_env_threads": env_threads,
+        "default_env_threads": stepper.default_threads(), "alone_env_threads": env_threads,
         "alone_seeds": alone_seeds, "job_seeds": job_seeds, "max_episodes": args.max_episodes}
     report["check"] = check
     alone_runs: list[dict] = []
@@ -227,7 +227,7 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
         best = min(rows, key=lambda row: row["env_us"]["median"])
         check["fastest_env_threads"] = best["threads"]
         print(f"environment: fastest on {best['threads']} thread(s), {best['env_us']['median']:.0f} us per "
-              f"decision; the default here is {physics.default_threads()}", flush=True)
+              f"decision; the default here is {stepper.default_threads()}", flush=True)
     save()
 
     # 2. Seeds alone on CUDA, the CPU interleaved, the environment threaded.

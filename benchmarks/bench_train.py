@@ -60,7 +60,7 @@ from ddpg.solved import SOLVE_SCORE, median_with_unsolved, solved_at
 from ddpg.tasks import reacher_task
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
-from reacher import physics
+from reacher import stepper
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,8 +166,8 @@ def seed_runs(seeds: list[int], settings: tuple, jobs: int) -> Iterator[dict]:
     queue = context.Queue()
     # Each worker's environment steps on the threads its share of the CPUs gets by default (unless
     # REACHER_THREADS says): N jobs of a 16-core machine's default would wait on one another's cores.
-    share = physics.default_threads_for(max(1, physics.available_cpus() // jobs))
-    os.environ.setdefault(physics.THREADS_VARIABLE, str(share))  # the spawned workers inherit it
+    share = stepper.default_threads_for(max(1, stepper.available_cpus() // jobs))
+    os.environ.setdefault(stepper.THREADS_VARIABLE, str(share))  # the spawned workers inherit it
     waiting, running = list(seeds), {}
     stops: list[int] = []
 

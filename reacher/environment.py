@@ -10,7 +10,6 @@ the joints). MuJoCo holds the model and draws it.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from reacher import MAX_EPISODE_STEPS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher import observation as obs
 from reacher.brain import ACADEMY_NAME, BRAIN_NAME, BrainInfo, BrainParameters
 from reacher.display import x_display_reachable
+from reacher.inputs import ACTION_SIZE, DEFAULT_RESET_PARAMETERS, checked_actions, checked_reset_parameters
 from reacher.mjcf import (
     GOAL_HEIGHT,
     GOAL_RADIUS,
@@ -32,9 +32,8 @@ from reacher.mjcf import (
     build_mjcf,
 )
 from reacher.mujoco_gl import mujoco
-from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, ArmStepper, default_threads, observe
-
-ACTION_SIZE = 4
+from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe
+from reacher.stepper import ArmStepper, default_threads
 
 EPISODE_DECISIONS = MAX_EPISODE_STEPS
 TORQUE_SCALE = 150.0
@@ -43,7 +42,6 @@ ANGULAR_DRAG = 0.05  # per second, Unity's Rigidbody.angularDrag
 GRAVITY = -9.81  # along y, Unity's default
 REWARD_PER_PHYSICS_STEP = 0.01
 
-DEFAULT_RESET_PARAMETERS = {"goal_speed": 1.0, "goal_size": 5.0}
 DRAG_FACTOR = max(0.0, 1.0 - ANGULAR_DRAG * PHYSICS_DT)  # PhysX's angular damping per physics step
 
 
@@ -103,7 +101,7 @@ class ReacherEnvironment:
     150 (a2, 0, a3) on B about world axes. Reward: 0.01 per physics step (4 per decision)
     with the hand within reach of the goal. An episode is 1000 decisions.
 
-    `threads`: how many threads step the arms' physics (default `reacher.physics.default_threads()`:
+    `threads`: how many threads step the arms' physics (default `reacher.stepper.default_threads()`:
     `REACHER_THREADS` if set, else one on fewer than 8 CPUs and a quarter of them, at most 4, on
     more). Any number gives bitwise the same results; only the speed differs.
     """
@@ -125,7 +123,7 @@ class ReacherEnvironment:
         self.num_agents = int(num_agents)
         self._rng = np.random.default_rng(int(seed))
         self._reset_parameters = dict(DEFAULT_RESET_PARAMETERS)
-        self._reset_parameters.update(self._checked_config({"goal_size": goal_size, "goal_speed": goal_speed}))
+        self._reset_parameters.update(checked_reset_parameters({"goal_size": goal_size, "goal_speed": goal_speed}))
         self._show_viewer = show_viewer
         self._stepper = ArmStepper(default_threads() if threads is None else threads)  # checks threads
 
@@ -215,7 +213,7 @@ class ReacherEnvironment:
 
     @property
     def threads(self) -> int:
-        """The threads asked to step the arms (`reacher.physics.ArmStepper`: how many it uses)."""
+        """The threads asked to step the arms (`reacher.stepper.ArmStepper`: how many it uses)."""
         return self._stepper.threads
 
     @property
@@ -247,7 +245,7 @@ class ReacherEnvironment:
         if config is not None:
             if not isinstance(config, Mapping):
                 raise ValueError(f"config must be a dict of reset parameters such as {{'goal_size': 5.0}}, got {type(config).__name__}")
-            self._reset_parameters.update(self._checked_config(config))
+            self._reset_parameters.update(checked_reset_parameters(config))
             radius = 0.5 * self._reset_parameters["goal_size"]
             self._model.geom_size[self._goal_geoms, 0] = radius
         self._train_mode = bool(train_mode)
@@ -264,7 +262,7 @@ class ReacherEnvironment:
         self._check_open()
         if not self._has_reset:
             raise RuntimeError("step() called before reset(): call env.reset(train_mode=True) first, as with the Unity binary")
-        actions = self._checked_actions(vector_action)
+        actions = checked_actions(vector_action, self.num_agents)
         if self._episode_over:  # agents restart by themselves after done, like the original
             self._restart_arms()
         self._last_actions = actions
@@ -374,53 +372,6 @@ class ReacherEnvironment:
     def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError("the environment is closed: create a new ReacherEnvironment to continue")
-
-    def _checked_config(self, config: Mapping[str, Any]) -> dict[str, float]:
-        checked = {}
-        for key, value in config.items():
-            if key not in DEFAULT_RESET_PARAMETERS:
-                valid = ", ".join(DEFAULT_RESET_PARAMETERS)
-                raise ValueError(f"unknown reset parameter {key!r}: the Reacher academy declares only {valid}")
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"reset parameter {key!r} must be a number, got {value!r}") from None
-            if not math.isfinite(number):
-                raise ValueError(f"reset parameter {key!r} must be finite, got {value!r}")
-            if key == "goal_size" and number <= 0:
-                raise ValueError(f"reset parameter 'goal_size' must be positive (the goal's diameter), got {value!r}")
-            checked[key] = number
-        return checked
-
-    def _checked_actions(self, vector_action: Any) -> np.ndarray:
-        n = self.num_agents
-        if type(vector_action) is np.ndarray and vector_action.shape == (n, ACTION_SIZE) and vector_action.dtype.kind == "f":
-            actions = vector_action.astype(np.float64)  # the loop's case, checked in fewer calls; a copy, as below
-            if np.isfinite(actions).all():
-                return actions
-        expected = f"an ({n}, {ACTION_SIZE}) array, a flat sequence of {n * ACTION_SIZE} numbers, or {{'{BRAIN_NAME}': actions}}"
-        if isinstance(vector_action, Mapping):
-            unknown = set(vector_action) - {BRAIN_NAME}
-            if unknown:
-                raise ValueError(f"actions given for unknown brain(s) {sorted(map(str, unknown))}: the only brain is {BRAIN_NAME!r}")
-            vector_action = vector_action.get(BRAIN_NAME)
-        if vector_action is None:  # the original sends zeros for a brain given no action
-            return np.zeros((n, ACTION_SIZE))
-        try:
-            raw = np.asarray(vector_action)
-        except (TypeError, ValueError):  # ragged nesting
-            raise ValueError(f"actions must be numbers: expected {expected}") from None
-        if raw.dtype.kind not in "biuf":  # complex (its imaginary part would be dropped), object, text
-            raise ValueError(f"actions must be real numbers, got an array of dtype {raw.dtype}: expected {expected}")
-        actions = raw.astype(np.float64)
-        if actions.size != n * ACTION_SIZE or (actions.ndim == 2 and actions.shape != (n, ACTION_SIZE)) or actions.ndim > 2:
-            raise ValueError(f"actions have shape {actions.shape} ({actions.size} values): expected {expected}")
-        actions = actions.reshape(n, ACTION_SIZE)
-        if not np.isfinite(actions).all():
-            bad = np.argwhere(~np.isfinite(actions))[0]
-            value = actions[tuple(bad)]
-            raise ValueError(f"actions must be finite: agent {bad[0]}, action {bad[1]} is {value}; expected values in [-1, 1]")
-        return actions
 
     # ------------------------------------------------------------------- viewer
     def _open_viewer(self) -> None:

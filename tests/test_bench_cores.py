@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ddpg.backends.fast_cpu import available_cpus
+from common.cpus import available_cpus
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,7 +16,7 @@ import torch
 from benchmarks import bench_gpu
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES
 from ddpg_agent import DDPGConfig
-from reacher import physics
+from reacher import stepper
 
 FAKE_GPU = {"type": "cuda", "name": "NVIDIA Fake GPU 80GB", "index": 0, "memory_gib": 79.2, "capability": "9.0",
             "cuda": "12.8", "driver": "580.0"}
@@ -36,18 +36,18 @@ def faked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(bench_gpu, "describe", lambda device: dict(FAKE_GPU))
     monkeypatch.setattr(bench_gpu, "resolve_learner", lambda name, device: "graph-overlap" if device == "cuda" else "fast")
-    monkeypatch.setattr(physics, "available_cpus", lambda: 16)
-    monkeypatch.delenv(physics.THREADS_VARIABLE, raising=False)
+    monkeypatch.setattr(stepper, "available_cpus", lambda: 16)
+    monkeypatch.delenv(stepper.THREADS_VARIABLE, raising=False)
     monkeypatch.setattr(bench_gpu, "ROOT", tmp_path)
 
     def run_seed(seed, config, max_episodes, n_agents, learner, good_score, good_updates, threads, device):
         calls["alone"].append({"seed": seed, "device": device, "learner": learner, "agents": n_agents,
-                               "max_episodes": max_episodes, "env": os.environ.get(physics.THREADS_VARIABLE)})
+                               "max_episodes": max_episodes, "env": os.environ.get(stepper.THREADS_VARIABLE)})
         return fake_result(seed, 31.0 if device == "cuda" else 62.0)
 
     def runs(seeds, settings, jobs):
         calls["jobs"].append({"seeds": list(seeds), "settings": settings, "jobs": jobs,
-                              "env": os.environ.get(physics.THREADS_VARIABLE)})
+                              "env": os.environ.get(stepper.THREADS_VARIABLE)})
         for seed in reversed(seeds):  # as they finish, in any order
             yield fake_result(seed, 40.0)
 
@@ -67,7 +67,7 @@ def test_check_runs_the_planned_seeds_and_writes_the_file(faked: dict, tmp_path:
     assert bench_gpu.main(["--check"]) == 0
     out = tmp_path / "benchmarks" / "results" / "gpu" / "gpu_nvidia_fake_gpu_80gb.json"
     report = json.loads(out.read_text())
-    default = physics.default_threads_for(16)
+    default = stepper.default_threads_for(16)
 
     # 1. The environment's thread counts, in a child process.
     assert [c["threads"] for c in faked["sweep"]] == ["1,2,4,8,16"]
@@ -90,7 +90,7 @@ def test_check_runs_the_planned_seeds_and_writes_the_file(faked: dict, tmp_path:
     # the 510 s budget (the fakes take no time), so 3 at a time, the default's threads each.
     assert report["check"]["seed_beside_others_s"] == round(1.4 * 31 + 15, 1)
     assert (jobs, threads) == (3, min(default, 15 // 3))
-    assert os.environ.get(physics.THREADS_VARIABLE) is None  # put back
+    assert os.environ.get(stepper.THREADS_VARIABLE) is None  # put back
 
     runs = report["runs"]
     assert [(r["phase"], r["device"]) for r in runs[:6]] == [("alone", "cuda"), ("alone", "cpu")] * 3

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reacher import physics
+from reacher import physics, stepper
 from reacher.environment import (
     DRAG_FACTOR,
     GRAVITY,
@@ -89,7 +89,7 @@ def check_kernel() -> dict:
     launched (NUMBA_NUM_THREADS), against `simulate`, for 20 arms and for 7."""
     import numba
 
-    results = {"numba_threads": numba.config.NUMBA_NUM_THREADS, "layer": physics.threading_layer(), "runs": []}
+    results = {"numba_threads": numba.config.NUMBA_NUM_THREADS, "layer": stepper.threading_layer(), "runs": []}
     for n in (20, 7):
         serial = _step_all(n, seed=n, chunks=None)
         assert serial["capped"].sum() > 100, "the cap must take part"
@@ -119,7 +119,7 @@ def _play(threads: int, decisions: int = 1100) -> dict[str, np.ndarray]:
 def check_environment() -> dict:
     """The environment on 1, 2 and 4 threads (4: more than this machine may have)."""
     serial = _play(1)
-    return {"used": {t: physics.usable_threads(t) for t in (2, 4)},
+    return {"used": {t: stepper.usable_threads(t) for t in (2, 4)},
             "differ": {t: _compare(serial, _play(t)) for t in (2, 4)}}
 
 
@@ -134,7 +134,7 @@ def check_fork() -> dict:
 
     def child() -> None:
         played = _play(2, decisions=200)
-        child_end.send((physics.usable_threads(2), _compare(serial, played)))
+        child_end.send((stepper.usable_threads(2), _compare(serial, played)))
 
     process = context.Process(target=child)
     process.start()
@@ -149,7 +149,7 @@ def check_openmp_settings() -> dict:
     import torch
 
     torch.set_num_threads(1)
-    runtime = physics._openmp_runtime()  # None off glibc Linux: PyTorch's count alone is compared
+    runtime = stepper._openmp_runtime()  # None off glibc Linux: PyTorch's count alone is compared
 
     def settings() -> list[int]:
         omp = [runtime.omp_get_max_threads(), runtime.omp_get_max_active_levels()] if runtime else []
@@ -157,18 +157,18 @@ def check_openmp_settings() -> dict:
 
     before = settings()
     _play(2, decisions=50)
-    return {"before": before, "after": settings(), "layer": physics.threading_layer()}
+    return {"before": before, "after": settings(), "layer": stepper.threading_layer()}
 
 
 def check_one_thread() -> dict:
     """Step on one thread; whether numba's threads launched."""
     _play(1, decisions=20)
-    return {"layer": physics._layer}
+    return {"layer": stepper._layer}
 
 
 def check_variable() -> dict:
     """REACHER_THREADS sets the default (the parent sets it)."""
-    return {"default": physics.default_threads(), "env": ReacherEnvironment(num_agents=2, verbose=False).threads}
+    return {"default": stepper.default_threads(), "env": ReacherEnvironment(num_agents=2, verbose=False).threads}
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -209,18 +209,18 @@ def test_launching_the_threads_leaves_pytorch_and_openmp_as_they_were() -> None:
 def test_reacher_threads_variable_sets_the_default() -> None:
     assert _run_check("check_variable", REACHER_THREADS="3") == {"default": 3, "env": 3}
     assert _run_check("check_variable", REACHER_THREADS="") == {
-        "default": physics.default_threads(), "env": physics.default_threads()}
+        "default": stepper.default_threads(), "env": stepper.default_threads()}
 
 
 def test_default_threads_follow_the_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(physics.THREADS_VARIABLE, raising=False)
+    monkeypatch.delenv(stepper.THREADS_VARIABLE, raising=False)
     for cpus in (1, 2, 4, 16, 64):
-        monkeypatch.setattr(physics, "available_cpus", lambda cpus=cpus: cpus)
-        assert physics.default_threads() == physics.default_threads_for(cpus)
-        assert 1 <= physics.default_threads() <= max(1, cpus)
-    monkeypatch.setenv(physics.THREADS_VARIABLE, "0")
+        monkeypatch.setattr(stepper, "available_cpus", lambda cpus=cpus: cpus)
+        assert stepper.default_threads() == stepper.default_threads_for(cpus)
+        assert 1 <= stepper.default_threads() <= max(1, cpus)
+    monkeypatch.setenv(stepper.THREADS_VARIABLE, "0")
     with pytest.raises(ValueError, match="REACHER_THREADS must be a positive integer"):
-        physics.default_threads()
+        stepper.default_threads()
 
 
 def test_stalling_threads_send_the_steps_to_one_thread_for_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,13 +234,13 @@ def test_stalling_threads_send_the_steps_to_one_thread_for_a_while(monkeypatch: 
     def fake_parallel(*args):
         calls.append("parallel")
         if stall["on"]:
-            time.sleep(physics.STALL_S * 1.5)
+            time.sleep(stepper.STALL_S * 1.5)
         physics.simulate(*args[:-1])
 
-    monkeypatch.setattr(physics, "usable_threads", lambda threads: 2)
-    monkeypatch.setattr(physics.numba, "set_num_threads", lambda n: None)
-    monkeypatch.setattr(physics, "simulate_parallel", fake_parallel)
-    monkeypatch.setattr(physics, "RETRY_AFTER", 10)
+    monkeypatch.setattr(stepper, "usable_threads", lambda threads: 2)
+    monkeypatch.setattr(stepper.numba, "set_num_threads", lambda n: None)
+    monkeypatch.setattr(stepper, "simulate_parallel", fake_parallel)
+    monkeypatch.setattr(stepper, "RETRY_AFTER", 10)
     stepped = ReacherEnvironment(num_agents=4, seed=5, verbose=False, threads=2)
     serial = ReacherEnvironment(num_agents=4, seed=5, verbose=False, threads=1)
     for env in (stepped, serial):
@@ -252,19 +252,19 @@ def test_stalling_threads_send_the_steps_to_one_thread_for_a_while(monkeypatch: 
         a, b = (env.step(actions)["ReacherBrain"].vector_observations for env in (stepped, serial))
         assert np.array_equal(a, b)
 
-    for _ in range(physics.STALLS_TO_FALL_BACK):
+    for _ in range(stepper.STALLS_TO_FALL_BACK):
         step_both()
     assert stepped._stepper.fallbacks == 1 and stepped._stepper.threads_now == 1
-    assert len(calls) == physics.STALLS_TO_FALL_BACK
+    assert len(calls) == stepper.STALLS_TO_FALL_BACK
     for _ in range(10):
         step_both()
-    assert len(calls) == physics.STALLS_TO_FALL_BACK and stepped._stepper.threads_now == 2  # tried again
+    assert len(calls) == stepper.STALLS_TO_FALL_BACK and stepped._stepper.threads_now == 2  # tried again
     stall["on"] = False
-    for _ in range(physics.STALL_WINDOW + 5):
+    for _ in range(stepper.STALL_WINDOW + 5):
         step_both()
-    assert stepped._stepper.fallbacks == 1 and len(calls) == physics.STALLS_TO_FALL_BACK + physics.STALL_WINDOW + 5
+    assert stepped._stepper.fallbacks == 1 and len(calls) == stepper.STALLS_TO_FALL_BACK + stepper.STALL_WINDOW + 5
     stall["on"] = True
-    for _ in range(physics.STALLS_TO_FALL_BACK):
+    for _ in range(stepper.STALLS_TO_FALL_BACK):
         step_both()
     assert stepped._stepper.fallbacks == 2  # a second stall: twice as long on one thread (20 steps)
     for _ in range(19):
@@ -278,7 +278,7 @@ def test_stalling_threads_send_the_steps_to_one_thread_for_a_while(monkeypatch: 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, None])
 def test_threads_argument_is_checked(bad: object) -> None:
     if bad is None:
-        assert ReacherEnvironment(num_agents=1, verbose=False, threads=None).threads == physics.default_threads()
+        assert ReacherEnvironment(num_agents=1, verbose=False, threads=None).threads == stepper.default_threads()
         return
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         ReacherEnvironment(num_agents=1, verbose=False, threads=bad)

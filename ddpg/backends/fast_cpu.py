@@ -46,6 +46,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from common.cpus import available_cpus  # the one count of usable CPUs, the environment's too
 from ddpg.backends.flat import FlatAdam, flatten_parameters
 from ddpg.backends.guard import Guard, aside_line
 from ddpg.backends.helper_thread import HelperThread
@@ -54,7 +55,6 @@ from ddpg.backends.restated import UPDATE
 from ddpg.variants import registry
 from ddpg.variants.config import variants_of
 from ddpg_agent import Agent
-from reacher.physics import available_cpus  # the one count of usable CPUs, the environment's too
 
 
 class FastCPU(Passes):
@@ -315,4 +315,4 @@ def supports(agent: Agent) -> bool:
             and len(list(actor.parameters())) == 6 and len(list(critic.parameters())) == n_critic)
 
 
-__all__ = ["ActorForward", "FastCPU", "FlatAdam", "available_cpus", "supports"]
+__all__ = ["ActorForward", "FastCPU", "FlatAdam", "supports"]

@@ -1,0 +1,93 @@
+"""The house's shape: modules small enough to read, imports in layers, no import cycle (issue 67).
+
+Layers, lowest first: ``common`` (what everything shares: the CPU count), ``reacher`` (the environment),
+``model.py`` and ``ddpg_agent.py`` (the course's files), ``ddpg`` (the package around them), the
+commands (``train.py``, ``watch.py``, ``evaluate.py``, ``sweep.py``), ``benchmarks``. A module imports
+from its own layer or lower ones, anywhere in its code; and the modules' top-level imports form no
+cycle, so each can be imported on its own.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = {"common": 0, "reacher": 1, "model": 2, "ddpg_agent": 2, "ddpg": 3, "train": 4, "watch": 4, "evaluate": 4,
+          "sweep": 4, "benchmarks": 5}
+MAX_LINES = 450
+
+
+def _modules() -> dict[str, Path]:
+    found = {p.stem: p for p in ROOT.glob("*.py") if p.stem in LAYERS}
+    for package in ("common", "reacher", "ddpg", "benchmarks"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imports(path: Path, top_level_only: bool, modules: dict[str, Path]) -> set[str]:
+    """The modules imported: ``from package import submodule`` counts as the submodule alone."""
+    tree = ast.parse(path.read_text())
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    out: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            subs = {f"{node.module}.{alias.name}" for alias in node.names} & set(modules)
+            out |= subs if len(subs) == len(node.names) else {node.module} | subs
+    return out
+
+
+def test_no_module_of_the_packages_is_over_450_lines() -> None:
+    long = {name: n for name, path in _modules().items() if name.split(".")[0] in ("common", "reacher", "ddpg")
+            and (n := path.read_text().count("\n")) > MAX_LINES}
+    assert long == {}, f"split these modules (at most {MAX_LINES} lines each, one job per file): {long}"
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = []
+    for name, path in _modules().items():
+        mine = LAYERS[name.split(".")[0]]
+        for imported in _imports(path, False, _modules()):
+            theirs = LAYERS.get(imported.split(".")[0])
+            if theirs is not None and theirs > mine:
+                upward.append(f"{name} imports {imported}")
+    assert upward == [], f"imports up to a higher layer: {sorted(set(upward))}"
+
+
+def test_no_import_cycle() -> None:
+    modules = _modules()
+    graph = {name: {m for m in _imports(path, True, modules) if m in modules and m != name}
+             for name, path in modules.items()}
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        state[node] = 2
+        path.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            raise AssertionError(f"an import cycle at the top level: {' -> '.join(cycle)}")
+
+
+def test_the_learners_do_not_import_the_environment() -> None:
+    """The update and its back-ends know nothing of Reacher: what they share with it (the CPU count) is in ``common``.
+    (``proof.trajectory_differs``, which ``admission --write`` runs, plays Reacher for real transitions.)"""
+    modules = _modules()
+    learners = {n: p for n, p in modules.items()
+                if n in ("model", "ddpg_agent") or (n.startswith("ddpg.backends") and n != "ddpg.backends.proof")}
+    found = sorted(f"{name} imports {m}" for name, path in learners.items() for m in _imports(path, False, modules)
+                   if m.split(".")[0] == "reacher")
+    assert found == [], f"a learner imports the environment: {found}"
