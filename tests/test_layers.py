@@ -70,7 +70,7 @@ def test_no_import_cycle() -> None:
         path.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return [*path[path.index(nxt):], nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         state[node] = 2
