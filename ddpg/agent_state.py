@@ -75,17 +75,16 @@ def network_shapes(agent: Any) -> dict[str, dict[str, list[int]]]:
 
 def differing_shapes(agent: Any, recorded: dict[str, dict[str, list[int]]] | None) -> str | None:
     """None when the agent's networks have the recorded shapes (or there is no record); else the first
-    difference, in a few words."""
+    difference (``checkpoints.layer_mismatch``'s one message)."""
     if not recorded:
         return None
+    from ddpg.checkpoints import layer_mismatch  # checkpoints builds on this module
+
     built = network_shapes(agent)
     for net in ("actor", "critic"):
-        want, got = recorded.get(net, {}), built[net]
-        for name in sorted(set(want) | set(got)):
-            if want.get(name) != got.get(name):
-                def shape(s: list[int] | None) -> str:
-                    return "no such tensor" if s is None else "x".join(map(str, s)) or "a scalar"
-                return f"the run's {net} has {name} {shape(want.get(name))}, model.py builds {shape(got.get(name))}"
+        mismatch = layer_mismatch(recorded.get(net, {}), built[net], f"the run's {net}", "model.py's")
+        if mismatch:
+            return mismatch
     return None
 
 

@@ -2,13 +2,14 @@
 actor and critic, loadable exactly as in the course (``net.load_state_dict(torch.load(f))``).
 
 Written and read here only; the helpers that compare a saved network's layers with an agent's
-(``same_layers``, ``layer_sizes``) and read a file saved by ``torch.save`` (``read_torch_file``)
+(``layer_mismatch``, ``layer_sizes``) and read a file saved by ``torch.save`` (``read_torch_file``)
 serve the training state too (``ddpg.run_state``), whose networks are state_dicts as well.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +27,16 @@ class NetworkMismatch(ValueError):
     message suits an agent built by hand; ``for_run`` says it for an agent built from a run's
     run.json, where rebuilding it from run.json is what already happened."""
 
-    def __init__(self, path: str | os.PathLike[str], saved: str, expected: str) -> None:
-        super().__init__(f"checkpoint {os.fspath(path)} does not match the network: it has layers [{saved}], the "
-                         f"agent expects [{expected}]; build the agent with the checkpoint's sizes (a run folder's "
-                         f"{RECORD_FILE} records them: watch.py --run DIR)")
+    def __init__(self, path: str | os.PathLike[str], saved: dict[str, Any], expected: dict[str, Any]) -> None:
         self.path, self.saved, self.expected = Path(path), saved, expected
+        super().__init__(f"checkpoint {os.fspath(path)} does not match the network: "
+                         f"{layer_mismatch(saved, expected, 'it', 'the agent')}; build the agent with the checkpoint's "
+                         f"sizes (a run folder's {RECORD_FILE} records them: watch.py --run DIR)")
 
     def for_run(self, run: str | os.PathLike[str]) -> str:
         """One line for a run's own checkpoint that its run.json no longer builds: what differs, and what to do."""
-        return (f"{run}: its {self.path.name} has layers [{self.saved}], but its {RECORD_FILE} with model.py as it "
-                f"is now builds [{self.expected}]: model.py's layer sizes (or {RECORD_FILE}'s config) changed since "
+        mismatch = layer_mismatch(self.saved, self.expected, f"its {self.path.name}", f"its {RECORD_FILE} with model.py as it is now")
+        return (f"{run}: {mismatch}: model.py's layer sizes (or {RECORD_FILE}'s config) changed since "
                 f"the run trained; put them back as they were, or set actor_fc1, actor_fc2, critic_fc1 and critic_fc2 "
                 f"in {RECORD_FILE}'s config to the saved sizes")
 
@@ -59,14 +60,29 @@ LAYER_NORM_KEY = "ln1"  # model.Critic's first layer norm: in a critic's state_d
 def layer_sizes(state: dict[str, torch.Tensor]) -> str:
     """'fc1 33->128, fc2 128->128, ...' from the weight matrices of a state_dict (', layer norm'
     when it has model.Critic's)."""
-    sizes = ", ".join(f"{k[:-len('.weight')]} {v.shape[1]}->{v.shape[0]}"
-                      for k, v in state.items() if k.endswith(".weight") and getattr(v, "ndim", 0) == 2)
+    dims = {k: list(getattr(v, "shape", v)) for k, v in state.items()}
+    sizes = ", ".join(f"{k[:-len('.weight')]} {d[1]}->{d[0]}" for k, d in dims.items() if k.endswith(".weight") and len(d) == 2)
     return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "")
 
 
-def same_layers(saved: dict[str, Any], expected: dict[str, torch.Tensor]) -> bool:
-    """The same tensors by name and shape: a state_dict that loads into the module of ``expected``."""
-    return set(saved) == set(expected) and all(getattr(saved[k], "shape", None) == expected[k].shape for k in saved)
+def layer_mismatch(saved: Mapping[str, Any], built: Mapping[str, Any], saved_as: str, built_as: str) -> str | None:
+    """The one comparison of two networks' layers: a state_dict, or run.json's recorded shapes (lists),
+    against what an agent builds. None when they have the same tensors of the same shapes; else one
+    phrase naming the first tensor that differs (in name order), then both networks' layers:
+    ``it has fc1.weight 64x33 where the agent has 128x33 (layers [fc1 33->64, ...] against [...])``.
+    ``--resume``, ``watch.py``, ``evaluate.py``, the training state and checkpoint loading all ask it."""
+    def shape(value: Any) -> list[int] | None:
+        return None if value is None else [int(n) for n in getattr(value, "shape", value)]
+
+    def said(dims: list[int] | None) -> str:
+        return "no such tensor" if dims is None else "x".join(map(str, dims)) or "a scalar"
+
+    for name in sorted(set(saved) | set(built)):
+        mine, theirs = shape(saved.get(name)), shape(built.get(name))
+        if mine != theirs:
+            return (f"{saved_as} has {name} {said(mine)} where {built_as} has {said(theirs)} "
+                    f"(layers [{layer_sizes(saved)}] against [{layer_sizes(built)}])")
+    return None
 
 
 def is_state_dict(value: Any) -> bool:
@@ -109,8 +125,8 @@ def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
     for path, module in pairs:
         state = read_state_dict(path)
         expected = module.state_dict()
-        if not same_layers(state, expected):
-            raise NetworkMismatch(path, layer_sizes(state), layer_sizes(expected))
+        if layer_mismatch(state, expected, "it", "the agent"):
+            raise NetworkMismatch(path, state, expected)
         module.load_state_dict(state)
     agent.actor_target.load_state_dict(agent.actor_local.state_dict())
     agent.critic_target.load_state_dict(agent.critic_local.state_dict())
@@ -131,5 +147,15 @@ def read_torch_file(path: Path, what: str) -> Any:
                          f"(PyTorch: {type(exc).__name__})") from None
 
 
-__all__ = ["LAYER_NORM_KEY", "NetworkMismatch", "is_state_dict", "layer_sizes", "load_checkpoints", "read_state_dict",
-           "read_torch_file", "same_layers", "save_checkpoints", "write_checkpoints"]
+__all__ = [
+    "LAYER_NORM_KEY",
+    "NetworkMismatch",
+    "is_state_dict",
+    "layer_mismatch",
+    "layer_sizes",
+    "load_checkpoints",
+    "read_state_dict",
+    "read_torch_file",
+    "save_checkpoints",
+    "write_checkpoints",
+]

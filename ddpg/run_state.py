@@ -15,7 +15,7 @@ import torch
 
 from ddpg import agent_state, faults
 from ddpg.atomic import atomic_write
-from ddpg.checkpoints import is_state_dict, layer_sizes, read_torch_file, same_layers
+from ddpg.checkpoints import is_state_dict, layer_mismatch, read_torch_file
 from ddpg.run_files import BUFFER_FILE, NEXT_BUFFER_FILE, RECORD_FILE, STATE_FILE
 from ddpg_agent import Agent
 
@@ -125,10 +125,9 @@ def _check_networks(path: Path, networks: dict[str, Any], agent: Agent) -> None:
         module = getattr(agent, name, None)
         if module is None or not isinstance(saved, dict):
             raise ValueError(f"{path} does not fit the run's agent: it has a network {name!r} the agent lacks")
-        expected = module.state_dict()
-        if not same_layers(saved, expected):
-            raise ValueError(f"{path} does not fit the run: its {name} has layers [{layer_sizes(saved)}], the run's "
-                             f"{RECORD_FILE} builds [{layer_sizes(expected)}]")
+        mismatch = layer_mismatch(saved, module.state_dict(), f"its {name}", f"the run's {RECORD_FILE}")
+        if mismatch:
+            raise ValueError(f"{path} does not fit the run: {mismatch}")
 
 
 __all__ = ["STATE_PARTS", "load_training_state", "save_training_state", "training_state", "write_training_state"]

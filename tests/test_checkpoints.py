@@ -77,3 +77,27 @@ def test_evaluate_rejects_bad_input(tmp_path, capsys):
         with pytest.raises(SystemExit) as exc:
             main(args)
         assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_one_comparison_of_layers_names_the_first_differing_tensor() -> None:
+    """``layer_mismatch`` is the one comparison (checkpoints, the training state, --resume, watch and evaluate
+    --run): a state_dict and run.json's recorded shapes give the same phrase, naming the first tensor."""
+    from ddpg.agent_state import differing_shapes, network_shapes
+    from ddpg.checkpoints import layer_mismatch
+    from ddpg_agent import Agent
+    from model import Actor
+
+    narrow, wide = Actor(33, 4, 0, fc1_units=64).state_dict(), Actor(33, 4, 0).state_dict()
+    recorded = {k: list(v.shape) for k, v in narrow.items()}
+    assert layer_mismatch(narrow, narrow, "it", "the agent") is None
+    said = layer_mismatch(narrow, wide, "it", "the agent")
+    assert said == layer_mismatch(recorded, wide, "it", "the agent")
+    assert said.startswith("it has fc1.bias 64 where the agent has 128 (layers [fc1 33->64")
+    missing = dict(wide)
+    missing.pop("fc3.bias")
+    assert "fc3.bias no such tensor" in layer_mismatch(missing, wide, "it", "the agent")
+    agent = Agent(33, 4, 0, buffer_size=100)
+    shapes = network_shapes(agent)
+    assert differing_shapes(agent, shapes) is None
+    shapes["critic"]["fc3.weight"] = [1, 64]
+    assert differing_shapes(agent, shapes).startswith("the run's critic has fc3.weight 1x64 where model.py's has 1x128")

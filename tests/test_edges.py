@@ -98,8 +98,8 @@ def test_resume_with_a_training_state_of_another_architecture_is_one_line(run_fo
     before = _files(run)
     capsys.readouterr()
     line = _one_line_error(capsys, lambda: train_mod.main(["--resume", str(run), "--episodes", "3"]))
-    assert "does not fit the run: its actor_local has layers [fc1 33->64, fc2 64->128, fc3 128->4], the run's " \
-           "run.json builds [fc1 33->128, fc2 128->128, fc3 128->4]" in line
+    assert "does not fit the run: its actor_local has fc1.bias 64 where the run's run.json has 128 (layers [fc1 33->64, " \
+           "fc2 64->128, fc3 128->4] against [fc1 33->128, fc2 128->128, fc3 128->4])" in line
     assert _files(run) == before
 
 
