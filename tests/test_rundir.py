@@ -102,7 +102,8 @@ def test_checkpoints_alone_rebuild_the_critic_with_or_without_layer_norm(tmp_pat
     states, actions = torch.randn(5, 33), torch.rand(5, 4) * 2 - 1
     torch.testing.assert_close(replay.critic_local(states, actions), agent.critic_local(states, actions))
     other = Agent(33, 4, 0, buffer_size=100, critic_layer_norm=not layer_norm)
-    with pytest.raises(ValueError, match=r"does not match the network: it has ln1\.\w+ (128|no such tensor) where the agent has (128|no such tensor)"):
+    with pytest.raises(ValueError, match=r"does not match the network: it has ln1\.\w+ (128|no such tensor) "
+                                         r"where the agent has (128|no such tensor)"):
         rundir.load_checkpoints(other, actor, critic)
 
 
