@@ -3,11 +3,18 @@ unityagents 0.4 interface and a filled replay buffer, so tests need not run MuJo
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ddpg_agent import Agent
+
+# Small, quick learning settings: a few dozen decisions of two arms already run updates. The tests that train
+# through train.py or the agent take these (as ``--config`` JSON, QUICK_JSON); conftest's ``quick_learning`` fixture
+# hands out a copy.
+QUICK_LEARNING = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
+QUICK_JSON = json.dumps(QUICK_LEARNING)
 
 
 @dataclass

@@ -5,3 +5,14 @@
 from reacher.display import pick_headless_gl
 
 pick_headless_gl()
+
+
+import pytest  # noqa: E402
+
+from tests._agent_helpers import QUICK_LEARNING  # noqa: E402
+
+
+@pytest.fixture
+def quick_learning() -> dict:
+    """The suite's small, quick learning settings (``_agent_helpers.QUICK_LEARNING``), a copy to change."""
+    return dict(QUICK_LEARNING)

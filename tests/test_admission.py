@@ -13,9 +13,10 @@ import train
 from ddpg import backends
 from ddpg.backends import admission
 from ddpg_agent import Agent, DDPGConfig
+from tests._agent_helpers import QUICK_JSON
 from tests.test_mutations import BATCH_NORM_ACTOR, _edited_module, _use_edited_model
 
-SMALL = '{"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}'
+SMALL = QUICK_JSON
 RUN = ["--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config", SMALL]
 
 

@@ -18,8 +18,9 @@ from ddpg.agents import make_agent
 from ddpg.backends import restated
 from ddpg.backends.proof import fast_cpu_differs
 from ddpg_agent import Agent, DDPGConfig, ReplayBuffer
+from tests._agent_helpers import QUICK_LEARNING
 
-FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
+FAST = QUICK_LEARNING
 RUN = ["--episodes", "2", "--seed", "0", "--agents", "2", "--max-t", "50", "--no-progress", "--quiet",
        "--config", json.dumps(FAST)]
 

@@ -32,6 +32,24 @@ CONFIGS = [
     {"threads": 1, "critic_layer_norm": True, "weight_decay": 1e-3, "critic_fc1": 48, "critic_fc2": 24,
      "batch_size": 100},
 ]
+# Every setting of DDPGConfig, by its own fields: the value the per-update comparison tries it at (a config
+# of its own where the list above has none), or why one update does not read it. A new setting fails
+# test_every_setting_is_covered_or_named until it is one or the other.
+SETTINGS: dict[str, object] = {
+    "buffer_size": "storage: an update draws from whatever rows the buffer holds",
+    "batch_size": 100, "gamma": 0.9, "tau": 0.2, "lr_actor": 3e-4, "lr_critic": 1e-3, "weight_decay": 1e-3,
+    "actor_fc1": 64, "actor_fc2": 32, "critic_fc1": 48, "critic_fc2": 24,
+    "learn_every": "schedule: when updates run, not what one computes (tests/test_fast_steps.py runs it whole)",
+    "learn_updates": "schedule: how many updates a learning step makes (learn_many, tests/test_fast_steps.py)",
+    "warmup": "schedule: when the first update runs (tests/test_fast_steps.py)",
+    "grad_clip": 2e-4,
+    "noise_sigma": "acting: the OU noise (tests/test_fast_steps.py)", "noise_theta": "acting: the OU noise",
+    "noise_decay": "acting: the OU noise's scale per episode", "noise_min": "acting: the floor of that scale",
+    "n_step": "storing: the n-step return and its discount arrive in the batch (tests/test_n_step.py)",
+    "critic_layer_norm": True,
+}
+CONFIGS += [{"threads": 1, name: value} for name, value in SETTINGS.items()
+            if not isinstance(value, str) and not any(c.get(name) == value for c in CONFIGS)]
 _IDS = [",".join(f"{k}={v}" for k, v in o.items()) for o in CONFIGS]
 
 # Float32's unit roundoff: a stored float32 result is the exact result times (1 + d), |d| <= U.
@@ -484,6 +502,17 @@ def test_helper_thread_ends_with_its_agent() -> None:
     gc.collect()
     thread.join(timeout=5)
     assert not thread.is_alive()
+
+
+def test_every_setting_is_covered_or_named() -> None:
+    """The comparison's configurations come from DDPGConfig's fields: each is tried, or named as not the update's."""
+    fields = [f.name for f in dataclasses.fields(DDPGConfig)]
+    new = [name for name in fields if name not in SETTINGS]
+    assert not new, (f"the new setting(s) {new}: give each in SETTINGS (tests/test_fast_agent.py) the value the "
+                     "per-update comparison should try, or the reason one update does not read it")
+    assert set(SETTINGS) == set(fields), f"SETTINGS names settings DDPGConfig no longer has: {set(SETTINGS) - set(fields)}"
+    tried = [name for name, value in SETTINGS.items() if not isinstance(value, str)]
+    assert all(any(c.get(name) == SETTINGS[name] for c in CONFIGS) for name in tried)
 
 
 def test_flat_adam_matches_torch_adam_and_is_its_state() -> None:

@@ -32,6 +32,7 @@ import ddpg_agent
 import model
 from ddpg import backends
 from ddpg_agent import Agent, DDPGConfig
+from tests._agent_helpers import QUICK_JSON
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"buffer_size": 4000, "batch_size": 16, "warmup": 48, "learn_every": 2, "learn_updates": 4}
@@ -317,7 +318,7 @@ def test_batch_norm_written_in_model_py_is_trained_then_evaluated_and_watched_wi
 
     _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_run"))
     run = tmp_path / "run"
-    config = '{"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}'
+    config = QUICK_JSON
     assert train.main(["--episodes", "2", "--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config", config,
                        "--out", str(run)]) == 0
     assert "Learner: readable." in capsys.readouterr().out

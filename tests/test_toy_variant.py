@@ -17,8 +17,6 @@ from ddpg.variants import parse_config, registry
 from tests._agent_helpers import FakeEnv
 from tests._toy_variant import TOY, ScaledCriticLoss
 
-FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
-
 
 @pytest.fixture
 def toy():
@@ -28,9 +26,9 @@ def toy():
     registry.unregister(TOY)
 
 
-def test_a_registered_variant_trains_through_train_py_on_the_readable_learner(tmp_path, toy) -> None:
+def test_a_registered_variant_trains_through_train_py_on_the_readable_learner(tmp_path, toy, quick_learning) -> None:
     out = tmp_path / "run"
-    config = json.dumps({**FAST, "critic_loss_scale": 0.5})
+    config = json.dumps({**quick_learning, "critic_loss_scale": 0.5})
     assert train_mod.main(["--episodes", "2", "--agents", "2", "--max-t", "50", "--no-progress", "--quiet",
                            "--config", config, "--out", str(out)]) == 0
     record = json.loads((out / "run.json").read_text())
@@ -41,8 +39,8 @@ def test_a_registered_variant_trains_through_train_py_on_the_readable_learner(tm
     assert rundir.read_record(out).config["critic_loss_scale"] == 0.5
 
 
-def test_a_registered_variant_runs_on_the_graph_back_end_eagerly(tmp_path, toy) -> None:
-    agent = make_agent("readable", (33, 4, 0), parse_config({**FAST, "critic_loss_scale": 2.0}))
+def test_a_registered_variant_runs_on_the_graph_back_end_eagerly(tmp_path, toy, quick_learning) -> None:
+    agent = make_agent("readable", (33, 4, 0), parse_config({**quick_learning, "critic_loss_scale": 2.0}))
     CudaGraph(agent, capture=False)
     train(FakeEnv(num_agents=2, episode_len=50), agent, episodes=2, max_t=50,
           callbacks=callbacks.standard(tmp_path / "graph", seed=0, progress=False))

@@ -18,11 +18,10 @@ from ddpg.callbacks import Printer
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
-from tests._agent_helpers import FakeEnv
+from tests._agent_helpers import QUICK_LEARNING, FakeEnv
 
 # Small, quick learning settings so a few dozen decisions already run updates.
-FAST = {"buffer_size": 5000, "batch_size": 32, "warmup": 64, "learn_every": 5,
-        "learn_updates": 2}
+FAST = QUICK_LEARNING
 
 
 def test_cli_two_episodes_writes_all_outputs(tmp_path, capsys) -> None:
