@@ -14,7 +14,7 @@ from ddpg import backends
 from ddpg.backends import admission
 from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import QUICK_JSON
-from tests.test_mutations import BATCH_NORM_ACTOR, _edited_module, _use_edited_model
+from tests.test_mutations import BATCH_NORM_ACTOR, WHERE, _edited_module, _use_edited_model
 
 SMALL = QUICK_JSON
 RUN = ["--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config", SMALL]
@@ -125,7 +125,8 @@ def test_a_resume_after_an_edit_records_each_parts_learner(tmp_path, monkeypatch
 
 
 def test_a_run_whose_layers_model_py_no_longer_builds_is_refused_in_one_line(tmp_path, monkeypatch, capsys, plain_run) -> None:
-    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_rebuild"))
+    edited = _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_rebuild", WHERE["model-batch-norm-actor"])
+    _use_edited_model(monkeypatch, edited)
     with pytest.raises(SystemExit) as stop:
         evaluate.main(["--run", str(plain_run), "--agents", "1", "--episodes", "1", "--no-progress"])
     err = capsys.readouterr().err.strip().splitlines()

@@ -18,8 +18,10 @@ that compares one update at one synthetic point admits them (ddpg.backends.proof
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
+import textwrap
 import types
 from pathlib import Path
 
@@ -60,12 +62,71 @@ def _world(agent: Agent, decisions: int = 90, arms: int = 2, seed: int = 3) -> t
     return torch.cat([p.detach().reshape(-1) for net in nets for p in net.parameters()])
 
 
-def _edited_module(tmp_path: Path, file: str, edits: list[tuple[str, str]], name: str) -> types.ModuleType:
-    """``file`` with each (old, new) replaced once, imported from a file so its source can be read."""
-    source = (ROOT / file).read_text()
-    for old, new in edits:
-        assert source.count(old) == 1, f"the edit's anchor {old!r} is not once in {file}"
-        source = source.replace(old, new)
+def _node(tree: ast.Module, where: str) -> ast.AST | None:
+    """The class or function ``where`` names ("Agent.td_target", "Critic", "<module>") in a parsed file."""
+    if where == "<module>":
+        return tree
+    body: list[ast.stmt] = tree.body
+    found: ast.AST | None = None
+    for part in where.split("."):
+        found = next((n for n in body if isinstance(n, ast.ClassDef | ast.FunctionDef) and n.name == part), None)
+        if found is None:
+            return None
+        body = found.body
+    return found
+
+
+def _statements_at(node: ast.AST, old: str) -> ast.stmt | None:
+    """A statement inside ``node`` that is ``old`` by syntax tree (whatever its layout), for an ``old``
+    that is one whole statement."""
+    try:
+        wanted = ast.parse(textwrap.dedent(old)).body
+    except SyntaxError:
+        return None
+    if len(wanted) != 1:
+        return None
+    target = ast.unparse(wanted[0])
+    return next((n for n in ast.walk(node) if isinstance(n, ast.stmt) and not isinstance(n, ast.FunctionDef | ast.ClassDef)
+                 and ast.unparse(n) == target), None)
+
+
+def _edited_source(file: str, edits: list[tuple[str, str]], where: str | tuple[str, ...], key: str,
+                   source: str | None = None) -> str:
+    """``file`` with each (old, new) made inside the function or class it edits (``where``: one for all the
+    edits, or one each), found by syntax tree: an edit breaks only when the code it edits changes, and
+    then says so. ``old`` is found in that code's text, or, being a whole statement, by its syntax tree."""
+    source = (ROOT / file).read_text() if source is None else source
+    places = (where,) * len(edits) if isinstance(where, str) else where
+    for place, (old, new) in zip(places, edits, strict=True):
+        tree = ast.parse(source)
+        node = _node(tree, place)
+        assert node is not None, (f"the edit {key!r}: {place} is no longer in {file} (renamed or moved?); "
+                                  f"anchor it in tests/test_mutations.py on where that code is now")
+        lines = source.splitlines(keepends=True)
+        lo, hi = (0, len(lines)) if place == "<module>" else (node.lineno - 1, node.end_lineno)
+        segment = "".join(lines[lo:hi])
+        if segment.count(old) == 1:
+            segment = segment.replace(old, new)
+        else:
+            statement = _statements_at(node, old) if segment.count(old) == 0 else None
+            assert statement is not None, (
+                f"the edit {key!r} finds {old!r} {segment.count(old)} times in {place} ({file}), not once: {place} "
+                f"was changed. If its math is the same, rewrite this edit (tests/test_mutations.py) against the code "
+                f"{place} has now; the other edits are unaffected")
+            first, last = statement.lineno - 1 - lo, statement.end_lineno - lo
+            seg_lines = segment.splitlines(keepends=True)
+            indent = seg_lines[first][:len(seg_lines[first]) - len(seg_lines[first].lstrip())]
+            body = textwrap.indent(textwrap.dedent(new).strip("\n"), indent) + "\n"
+            segment = "".join(seg_lines[:first]) + body + "".join(seg_lines[last:])
+        source = "".join(lines[:lo]) + segment + "".join(lines[hi:])
+    return source
+
+
+def _edited_module(tmp_path: Path, file: str, edits: list[tuple[str, str]], name: str,
+                   where: str | tuple[str, ...]) -> types.ModuleType:
+    """``file`` with each (old, new) made once inside ``where`` (``_edited_source``), imported from a file
+    so its source can be read."""
+    source = _edited_source(file, edits, where, name)
     path = tmp_path / f"{name}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -266,6 +327,23 @@ def _check(agent: Agent, name: str, line: str, expected: str, unedited: dict[str
         assert weights.shape != unedited["readable"].shape or not torch.equal(weights, unedited["readable"])
 
 
+# Where each edit is made: the function or class whose code it changes (one each for edits in two places).
+WHERE: dict[str, str | tuple[str, ...]] = {
+    "model-comment": "Actor.forward", "model-docstring": "Actor.forward", "model-actor-widths": "Actor.__init__",
+    "model-critic-widths": "Critic.__init__", "model-final-init": "<module>", "model-leaky-actor": "Actor.forward",
+    "model-width-in-code": "Actor.__init__", "model-action-at-input": ("Critic.__init__", "Critic.forward"),
+    "model-batch-norm-actor": ("Actor.__init__", "Actor.forward"), "model-dropout-actor": "Actor.forward",
+    "model-doubled-q": "Critic.forward", "model-layer-norm-eps": "Critic.__init__",
+    "agent-comment": "Agent.optimise", "agent-docstring": "Agent.td_target", "agent-actor-clip": "Agent.optimise",
+    "agent-hard-copy-late": "Agent.optimise", "agent-target-late": "Agent.td_target",
+    "agent-new-setting": ("DDPGConfig", "Agent.optimise"), "agent-gamma-default": "DDPGConfig",
+    "agent-adam-eps": "Agent.__init__", "agent-huber": "Agent.critic_loss", "agent-course-order": "Agent.learn",
+    "agent-soft-update": "Agent.soft_update", "agent-recent-batches": "ReplayBuffer.sample",
+    "agent-policy-scaled": "Agent.policy", "agent-act-clip": "Agent.act", "agent-ou-code": "OUNoise.sample",
+    "agent-n-step-discount": "NStepReturns.transitions", "agent-n-step-early": "NStepReturns.push",
+    "agent-buffer-reward-scale": "ReplayBuffer.add", "agent-act-without-noise-late": "Agent.act",
+    "agent-step-learns-directly": "Agent.step", "agent-twice-per-batch": "Agent.learn_many",
+}
 FILE_EDITS = [("model.py", *e) for e in MODEL_EDITS] + [("ddpg_agent.py", *e) for e in AGENT_EDITS]
 USE_EDITED = {"model.py": _use_edited_model, "ddpg_agent.py": _use_edited_agent}
 
@@ -273,7 +351,7 @@ USE_EDITED = {"model.py": _use_edited_model, "ddpg_agent.py": _use_edited_agent}
 @pytest.mark.parametrize(("file", "key", "edits", "expected"), FILE_EDITS, ids=[e[1] for e in FILE_EDITS])
 def test_an_edit_of_model_py_or_ddpg_agent_py_runs(tmp_path, monkeypatch, capsys, unedited, file, key, edits,
                                                   expected) -> None:
-    USE_EDITED[file](monkeypatch, _edited_module(tmp_path, file, edits, f"edited_{key.replace('-', '_')}"))
+    USE_EDITED[file](monkeypatch, _edited_module(tmp_path, file, edits, f"edited_{key.replace('-', '_')}", WHERE[key]))
     agent = _build()
     name, line = _attach(agent, capsys)
     _check(agent, name, line, expected, unedited)
@@ -316,7 +394,7 @@ def test_batch_norm_written_in_model_py_is_trained_then_evaluated_and_watched_wi
     import train
     import watch
 
-    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_run"))
+    _use_edited_model(monkeypatch, _edited_module(tmp_path, "model.py", BATCH_NORM_ACTOR, "edited_batch_norm_run", WHERE["model-batch-norm-actor"]))
     run = tmp_path / "run"
     config = QUICK_JSON
     assert train.main(["--episodes", "2", "--agents", "2", "--max-t", "50", "--no-progress", "--quiet", "--config", config,
@@ -328,3 +406,26 @@ def test_batch_norm_written_in_model_py_is_trained_then_evaluated_and_watched_wi
     assert watch.main(["--run", str(run), "--agents", "1", "--steps", "20", "--no-viewer",
                        "--out", str(tmp_path / "arm.png")]) == 0
     assert (tmp_path / "arm.png").stat().st_size > 0
+
+
+def test_an_edit_is_anchored_on_the_function_it_edits() -> None:
+    """A refactor of td_target that keeps its math: the edits of other parts still apply; an edit written as a
+    whole statement follows a reformatted one; an edit of td_target's old text fails, naming td_target and what to do."""
+    source = (ROOT / "ddpg_agent.py").read_text()
+    refactored = source.replace(
+        "            return rewards + discounts * self.target_value(next_states, self.target_action(next_states))",
+        "            next_value = self.target_value(next_states, self.target_action(next_states))\n"
+        "            return rewards + discounts * next_value").replace(
+        "        return F.mse_loss(self.critic_local(states, actions), y)",
+        "        return F.mse_loss(\n            self.critic_local(states, actions), y\n        )")
+    assert refactored.count("next_value") == 2 and "F.mse_loss(\n" in refactored
+    for key, edits, _ in AGENT_EDITS:
+        if WHERE[key] != "Agent.td_target":
+            _edited_source("ddpg_agent.py", edits, WHERE[key], key, refactored)  # unaffected
+    huber = dict((k, e) for k, e, _ in AGENT_EDITS)["agent-huber"]
+    assert "smooth_l1_loss(self.critic_local(states, actions), y)" in _edited_source(
+        "ddpg_agent.py", huber, "Agent.critic_loss", "agent-huber", refactored)
+    late = dict((k, e) for k, e, _ in AGENT_EDITS)["agent-target-late"]
+    with pytest.raises(AssertionError, match=r"in Agent\.td_target \(ddpg_agent\.py\), not once: Agent\.td_target was "
+                                             r"changed\. If its math is the same, rewrite this edit"):
+        _edited_source("ddpg_agent.py", late, "Agent.td_target", "agent-target-late", refactored)

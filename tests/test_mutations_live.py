@@ -263,6 +263,8 @@ SCALED_OPTIMISE = [("        actor_loss.backward()  # also reaches",
                     "        (0.5 * actor_loss).backward()  # also reaches")]
 NEGATED_VALUE = [("        return self.critic_target(next_states, next_actions)\n",
                   "        return -self.critic_target(next_states, next_actions)\n")]
+EDITED_PART = {id(ZERO_DISCOUNT): "Agent.td_target", id(DOUBLED_CRITIC_LOSS): "Agent.critic_loss",
+               id(SCALED_OPTIMISE): "Agent.optimise", id(NEGATED_VALUE): "Agent.target_value"}
 VARIANT_EDITS = [
     ("twin-td-target", {"twin_critics": True}, ZERO_DISCOUNT, "runs"),
     ("td3-td-target", {"preset": "td3"}, ZERO_DISCOUNT, "runs"),
@@ -289,7 +291,8 @@ def _variant_run(config: dict, capsys) -> tuple[torch.Tensor, str]:
 def test_an_edit_of_ddpg_agent_py_runs_under_every_variant_or_is_refused(tmp_path, monkeypatch, capsys, key, config,
                                                                           edits, expected) -> None:
     before, _ = _variant_run(config, capsys)
-    _use_edited_agent(monkeypatch, _edited_module(tmp_path, "ddpg_agent.py", edits, f"edited_live_{key.replace('-', '_')}"))
+    _use_edited_agent(monkeypatch, _edited_module(tmp_path, "ddpg_agent.py", edits, f"edited_live_{key.replace('-', '_')}",
+                                                    EDITED_PART[id(edits)]))
     if expected == "runs":
         after, line = _variant_run(config, capsys)
         assert line.startswith("Learner: readable.") and len(line.splitlines()) == 1
@@ -313,7 +316,7 @@ def test_write_after_a_math_edit_with_the_fast_code_untouched_is_refused(tmp_pat
     from it, and the record is not written."""
     record = tmp_path / "record.json"
     monkeypatch.setattr(admission, "RECORD", record)
-    _use_edited_agent(monkeypatch, _edited_module(tmp_path, "ddpg_agent.py", ZERO_DISCOUNT, "edited_live_write"))
+    _use_edited_agent(monkeypatch, _edited_module(tmp_path, "ddpg_agent.py", ZERO_DISCOUNT, "edited_live_write", "Agent.td_target"))
     assert admission.main(["--write"]) == 1
     out = capsys.readouterr().out
     assert "Not written" in out and not record.exists()
