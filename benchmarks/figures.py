@@ -5,6 +5,7 @@ files, a diagnosis's turning points, the settings as the code holds them. Each r
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,44 @@ def setting_rows() -> list[Record]:
     return [Record({"name": name, "doc": known[name].metadata.get("doc") or "(no description)" if name in known else
                     "(no description)", "twenty": getattr(config, name, None), "one": one.get(name, getattr(config, name, None))})
             for name in names + [k for k in one if not hasattr(config, k)]]
+
+
+def learner_rows() -> list[Record]:
+    """The learners as ``ddpg.backends.LEARNER_ROWS`` declares them (what runs, what it serves), in its order."""
+    from ddpg.backends import LEARNER_ROWS
+
+    return [Record({"learner": name, "runs": runs, "serves": serves}, f"learner {name}")
+            for name, (_, runs, serves) in LEARNER_ROWS.items()]
+
+
+def variant_rows() -> list[Record]:
+    """The variants as ``ddpg.variants.registry.VARIANTS`` declares them, in its order: the config that turns
+    each on (its value, or one a preset gives it), its module and piece, and what it does (the piece's docstring)."""
+    import inspect
+
+    from ddpg.variants import registry
+    from ddpg.variants.config import PRESETS, config_class
+
+    defaults = {f.name: f.default for f in dataclasses.fields(config_class())}
+    rows = []
+    for v in registry.VARIANTS:
+        given = v.value if v.value is not None else next((p[v.switch] for p in PRESETS.values() if v.switch in p),
+                                                         True if isinstance(defaults.get(v.switch), bool) else None)
+        config = json.dumps({v.switch: given}) if given is not None else f'{{"{v.switch}": N}}'
+        doc = " ".join((inspect.getdoc(v.piece) or "").split()).removeprefix("The piece (``registry``): ")
+        module = v.piece.__module__.rsplit(".", 1)[-1]
+        rows.append(Record({"config": config, "module": f"ddpg/variants/{module}.py", "piece": f"{module}.{v.piece.__name__}",
+                            "doc": doc.replace("``", "`").replace("|", "\\|"), "settings": ", ".join(f"`{s}`" for s in v.settings) or "-"},
+                           f"variant {v.switch}"))
+    return rows
+
+
+def preset_rows() -> list[Record]:
+    """``ddpg.variants.config.PRESETS``: each preset's settings."""
+    from ddpg.variants.config import PRESETS
+
+    return [Record({"preset": json.dumps({"preset": name}), "sets": ", ".join(f"`{k}` {json.dumps(v)}" for k, v in sets.items())},
+                   f"preset {name}") for name, sets in PRESETS.items()]
 
 
 def value(v: Any) -> str:

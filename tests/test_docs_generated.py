@@ -131,3 +131,17 @@ def test_a_new_setting_gets_its_row_and_meaning_in_the_report(monkeypatch, capsy
     assert all(str(v).strip() for r in rows for v in r.values()), rows
     assert catalogue.run(check=True) != 0  # the committed Report lacks the row: the page is stale
     assert "| `reward_clip` | 2.5 | 2.5 | rewards clipped to +- this |" in capsys.readouterr().out
+
+
+def test_the_learner_and_variant_tables_come_from_their_registries() -> None:
+    """docs/training.md's learners and docs/variants.md's variants are made from the registries that drive the
+    code (make docs); each learner train.py takes has its row, each registered variant its row."""
+    from benchmarks.figures import learner_rows, variant_rows
+    from ddpg.options import LEARNERS
+    from ddpg.variants import registry
+
+    assert {r.learner for r in learner_rows()} == set(LEARNERS) - {"auto"}
+    assert len(variant_rows()) == len(registry.VARIANTS)
+    pages = {p: (ROOT / p).read_text() for p in ("docs/training.md", "docs/variants.md")}
+    assert all(f"| `{r.learner}` |" in pages["docs/training.md"] for r in learner_rows())
+    assert all(f"| `{r.config}` |" in pages["docs/variants.md"] for r in variant_rows())

@@ -2,20 +2,8 @@
 
 One agent (``ddpg_agent.Agent``, or ``variants.VariantAgent``) holds the networks, optimisers,
 buffer, n-step returns, noise and state; a back-end, when attached (``agent.backend``), runs its
-``learn_many`` and ``policy``:
-
-=============  ======================================  ==================================
-learner        runs                                    serves
-=============  ======================================  ==================================
-``readable``   ``Agent.learn``, eagerly (autograd)     any device, any network, every variant
-``fast``       ``fast_cpu.FastCPU``: the update by      the CPU, ``model.py``'s networks, no
-               hand on flat tensors, two threads       variant (proven equal per update)
-``graph``      ``cuda_graph.CudaGraph``: ``Agent.learn``  CUDA, every variant but prioritized
-               captured once as a CUDA graph           replay and NoisyNet (proven equal per
-                                                       update where a GPU is present)
-``graph-       the same, its replays left running      as ``graph``; acting one learning
-overlap``      while the environment steps             step behind (a different run)
-=============  ======================================  ==================================
+``learn_many`` and ``policy``. The learners are ``LEARNER_ROWS`` below, one entry each: what runs the
+update and what it serves (docs/training.md's table is made from them by ``make docs``).
 
 ``auto`` (train.py's default) takes the fastest that serves the agent: ``graph-overlap`` on CUDA
 (its delay measured harmless: docs/training.md, "What each device costs, measured"), ``fast`` on
@@ -140,12 +128,32 @@ def fast_steps_problem(agent: Agent) -> str | None:
 
 DECIDES = ("Acting and storing (the noise, the n-step returns, the buffer's rows) are ddpg_agent.py's code, unchanged, "
            "computed by ddpg/backends/fast_steps.py")
-SAYS = {"fast": "Its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
-                "(ddpg/backends/fast_cpu.py)",
-        "readable": "The update of ddpg_agent.py as loaded, by autograd (--learner readable)",
-        "graph": "The update of ddpg_agent.py as loaded, captured as a CUDA graph and replayed",
-        "graph-overlap": "The update of ddpg_agent.py as loaded, captured as a CUDA graph, replayed while the environment "
-                         "steps (acting one learning step behind)"}
+# Each learner (ddpg.options.LEARNERS but auto): its line at attach, what runs its update, what it serves.
+LEARNER_ROWS: dict[str, tuple[str, str, str]] = {
+    "readable": ("The update of ddpg_agent.py as loaded, by autograd (--learner readable)",
+                 "`Agent.learn` itself, eagerly (autograd)", "any device, any network, every variant"),
+    "fast": ("Its update is ddpg_agent.py's and model.py's code, unchanged, computed by the hand-written CPU learner "
+             "(ddpg/backends/fast_cpu.py)",
+             "`ddpg/backends/fast_cpu.py`: the same update by hand on flat parameters shared with the agent's own "
+             "objects (the critic's layer norm through ATen's own kernels, the ones `nn.LayerNorm` runs), split over "
+             "two threads; acting through the actor's forward pass written out into preallocated buffers (bitwise the "
+             "actions of the `nn.Module` call)",
+             "the CPU, `model.py`'s networks, no variant, and only for the exact code it restates, proven on copies at "
+             "attach time to compute the loaded code's acting and update, and while the agent holds what it was "
+             "admitted for (checked at every entry)"),
+    "graph": ("The update of ddpg_agent.py as loaded, captured as a CUDA graph and replayed",
+              "`ddpg/backends/cuda_graph.py`: `Agent.learn` itself captured once as a CUDA graph and replayed; the "
+              "buffer copied to the GPU once per learning step, batches drawn there; acting on a CPU copy of the actor",
+              "CUDA; every variant but prioritized replay and NoisyNet (their sum tree and noise generator live on the "
+              "host)"),
+    "graph-overlap": ("The update of ddpg_agent.py as loaded, captured as a CUDA graph, replayed while the environment "
+                      "steps (acting one learning step behind)",
+                      "the same, but `learn_many` returns while the GPU replays, and the acting copy takes the new actor "
+                      "at the start of the next learning step: the environment steps while the GPU learns, and the arms "
+                      "act with the actor one learning step old (a different run from `graph`'s, deterministic on one "
+                      "GPU, exact on resume)", "as `graph`"),
+}
+SAYS = {name: says for name, (says, _, _) in LEARNER_ROWS.items()}
 
 
 def runs(agent: Agent) -> str:
@@ -176,5 +184,5 @@ def attach(agent: Agent, learner: str = "auto", threads: int = 2) -> str:
     return name
 
 
-__all__ = ["GPU_LEARNERS", "LEARNERS", "CudaGraph", "FastCPU", "FastSteps", "attach", "choose", "fast_cpu_problem",
+__all__ = ["GPU_LEARNERS", "LEARNERS", "LEARNER_ROWS", "CudaGraph", "FastCPU", "FastSteps", "attach", "choose", "fast_cpu_problem",
            "fast_steps_problem", "refusal", "runs"]

@@ -1,25 +1,8 @@
 """``VariantAgent``: ``ddpg_agent.Agent`` with the config's variants plugged in as pieces.
 
-Each variant is its own small module in this package with one piece (``registry``):
-
-==========================  =====================================  ===========================
-config                      piece                                  what changes in the update
-==========================  =====================================  ===========================
-``exploration: gaussian``   ``gaussian.GaussianExploration``       nothing (acting only)
-``exploration: noisy``      ``noisy.NoisyExploration``             fresh actor noise per update
-``replay: prioritized``     ``prioritized.PrioritizedReplay``      importance-weighted critic
-                                                                   loss; new priorities
-``batch_norm: true``        ``batch_norm.BatchNormNetworks``       train/eval modes
-``twin_critics: true``      ``twin.TwinCritics``                   min of two target Qs; both learn
-``target_noise: 0.2``       ``twin.TargetSmoothing``               noise on the target action
-``policy_delay: 2``         ``twin.PolicyDelay``                   actor and targets every 2nd update
-``ensemble: 10``            ``ensemble.Ensemble``                  min of a random pair of target
-                                                                   Qs; all learn; actor on the mean
-``crossq: true``            ``crossq.CrossQ``                      no targets: Q(s', mu(s')) in the
-                                                                   same pass as Q(s, a)
-``goal_paths: 4``           ``goal_paths.GoalPathsPiece``          nothing: each Reacher episode is
-                                                                   stored again against 4 more goals
-==========================  =====================================  ===========================
+Each variant is its own small module in this package with one piece, and one entry in
+``registry.VARIANTS`` (the config switch that turns it on, its piece, its settings): docs/variants.md
+lists them, generated from that registry and the pieces' docstrings.
 
 ``VariantAgent(..., config=...)`` is an agent of the class made of the pieces the config
 switches on, in front of ``VariantAgent`` itself: ``Agent``'s update, written once in

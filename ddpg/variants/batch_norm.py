@@ -53,8 +53,9 @@ class BatchNormCritic(Critic):
 
 
 class BatchNormNetworks:
-    """The piece (``registry``): batch-normalised actor and critic (the DDPG paper's), their
-    running statistics following into the targets (``VariantAgent.soft_update``)."""
+    """The piece (``registry``): batch norm on the state and every actor layer, and on the critic's
+    state and first layer (the DDPG paper); training mode when learning, running statistics when
+    acting, in the targets (which follow them: ``VariantAgent.soft_update``) and in evaluation."""
 
     def make_actor(self: Any) -> BatchNormActor:
         cfg = self.config

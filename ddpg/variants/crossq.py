@@ -92,9 +92,11 @@ class RenormCritic(Critic):
 
 
 class CrossQ:
-    """The piece (``registry``): CrossQ's batch-renormalised critics and no target networks. The
-    target's Q(s', mu(s')) comes from the learning critic in one pass with Q(s, a), normalised
-    together, so ``td_target`` only hands its inputs on to ``critic_loss``."""
+    """The piece (``registry``): CrossQ (Bhatt et al. 2024): batch renormalisation on the critic's
+    state input and hidden layers (plain batch norm for the first ``renorm_warmup`` updates) and no
+    target networks: the target's Q(s', mu(s')) comes from the learning critic in one pass with
+    Q(s, a), both halves normalised by one batch's statistics, so ``td_target`` only hands its inputs
+    on to ``critic_loss``. Alone it is one critic; the preset adds twin critics and a policy delay of 3."""
 
     def make_one_critic(self: Any, seed: int) -> RenormCritic:
         cfg = self.config

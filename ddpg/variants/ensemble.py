@@ -80,8 +80,10 @@ class CriticEnsemble(nn.Module):
 
 
 class Ensemble:
-    """The piece (``registry``): REDQ's ensemble; every critic learns from one target, the
-    smallest of a random subset of the target critics' values, and the actor climbs their mean."""
+    """The piece (``registry``): an ensemble of critics with REDQ's target (Chen et al. 2021):
+    ``ensemble`` critics, each a ``model.Critic`` from its own seed, run as one batched pass; every
+    one learns from one target, the smallest target value of ``ensemble_subset`` members drawn
+    afresh for each update, and the actor climbs their mean."""
 
     def make_critic(self: Any) -> CriticEnsemble:
         return CriticEnsemble(self.make_one_critic, self.seed, self.config.ensemble)

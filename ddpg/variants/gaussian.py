@@ -31,7 +31,8 @@ class GaussianNoise:
 
 
 class GaussianExploration:
-    """The piece (``registry``): the agent explores with ``GaussianNoise`` instead of OU noise."""
+    """The piece (``registry``): independent N(0, ``noise_sigma``^2) action noise (``GaussianNoise``)
+    instead of OU noise."""
 
     def make_noise(self: Any) -> GaussianNoise:
         cfg = self.config

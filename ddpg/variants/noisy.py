@@ -86,8 +86,9 @@ class NoisyActor(Actor):
 
 
 class NoisyExploration:
-    """The piece (``registry``): a NoisyNet actor explores by a fresh draw of its weight noise per
-    decision and per update, instead of action noise; its target acts with the mean weights."""
+    """The piece (``registry``): factorised Gaussian noise in the actor's three linear layers
+    (``noisy_sigma0``), learned; a fresh draw before every decision (shared by that step's arms) and
+    every update, and no action noise; the target actor and evaluation use the mean weights."""
 
     def make_actor(self: Any) -> NoisyActor:
         cfg = self.config

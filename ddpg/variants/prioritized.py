@@ -128,8 +128,11 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
 
 class PrioritizedReplay:
-    """The piece (``registry``): prioritized replay; each critic's loss is importance-weighted and
-    the batch's new priorities are its first critic's TD errors."""
+    """The piece (``registry``): prioritized replay on an array-based sum tree (batched O(log n) sampling
+    and priority updates in NumPy): P(i) proportional to (|TD error| + ``per_eps``)^``per_alpha``;
+    each critic's loss weighted by importance weights with ``per_beta`` annealed to 1 over
+    ``per_beta_updates`` updates, normalised by the batch's largest; new transitions at the highest
+    priority so far, and the batch's new priorities its first critic's TD errors."""
 
     def make_memory(self: Any) -> PrioritizedReplayBuffer:
         cfg = self.config

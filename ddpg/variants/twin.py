@@ -33,8 +33,8 @@ class TwinCritic(nn.Module):
 
 
 class TwinCritics:
-    """The piece (``registry``): TD3's two critics; both learn from one target, the smaller of
-    their target values."""
+    """The piece (``registry``): TD3's clipped double Q (Fujimoto et al. 2018): two critics, each from its
+    own seed; both learn from one target, the smaller of their target values; the actor climbs the first."""
 
     def make_critic(self: Any) -> TwinCritic:
         return TwinCritic(self.make_one_critic, self.seed)
@@ -51,8 +51,9 @@ class TwinCritics:
 
 
 class TargetSmoothing:
-    """The piece (``registry``): TD3's target policy smoothing, clipped Gaussian noise on the
-    target actor's action, so the target is an average over nearby actions."""
+    """The piece (``registry``): TD3's target policy smoothing: Gaussian noise of ``target_noise``
+    clipped at ``target_noise_clip`` on the target actor's action, so the target is an average over
+    nearby actions."""
 
     def target_action(self: Any, next_states: torch.Tensor) -> torch.Tensor:
         actions, cfg = super().target_action(next_states), self.config  # type: ignore[misc]
@@ -61,8 +62,8 @@ class TargetSmoothing:
 
 
 class PolicyDelay:
-    """The piece (``registry``): TD3's delayed policy updates; the updates in between step the
-    critic only (no actor step, no target update)."""
+    """The piece (``registry``): TD3's delayed policy updates: the actor and the targets every
+    ``policy_delay``-th update; the updates in between step the critic only."""
 
     partly_replaces = ("optimise",)  # the updates in between are its own code, not Agent.optimise
 
