@@ -12,7 +12,8 @@ kept beside the fast learner (``fast_cpu_restates.json``):
 * it is the function's syntax tree printed back (``ast.unparse``) without docstrings, so comments,
   docstrings and layout do not count; the networks' constructors are taken without their
   defaults: the widths written there are read from the networks built, which the fast learner takes;
-* the config's fields must be the ones the fast learner handles (a new field may be used anywhere);
+* the config's fields must be the ones the fast paths handle (``restated.SETTINGS``: a new field may be
+  used anywhere);
 * a function whose code in memory is not the one in its file (edited after import) does not pass;
 * the library functions the parts call must be PyTorch's own (``guard.library_problem``), no module
   hook may be set, and torch's default dtype must be float32;
@@ -53,7 +54,7 @@ from ddpg.variants.compose import code_names
 
 RECORD = Path(__file__).with_name("fast_cpu_restates.json")
 # The fast paths' own code: the record holds a hash of each file, so a changed fast path with an old record fails too.
-FAST_CODE = ("fast_cpu.py", "passes.py", "flat.py", "fast_steps.py")
+FAST_CODE = ("fast_cpu.py", "passes.py", "flat.py", "fast_steps.py", "restated.py")
 WRITE = "python -m ddpg.backends.admission --write"
 
 
@@ -159,12 +160,6 @@ def fast_code_hashes() -> dict[str, str]:
     return {name: hashlib.sha256((here / name).read_bytes()).hexdigest()[:16] for name in FAST_CODE}
 
 
-def plain_fields() -> list[str]:
-    import ddpg_agent
-
-    return [f.name for f in fields(ddpg_agent.DDPGConfig)]
-
-
 def read_record(path: Path = RECORD) -> dict[str, Any]:
     return json.loads(path.read_text())
 
@@ -182,8 +177,6 @@ def stale(record: dict[str, Any]) -> str | None:
     edited = [label for label, now in source_fingerprints().items() if record.get("parts", {}).get(label) != now]
     if edited:
         return f"the code of {', '.join(edited[:4])}{', ...' if len(edited) > 4 else ''} differs from the record"
-    if plain_fields() != record.get("config_fields"):
-        return "DDPGConfig's fields differ from the record"
     changed = [name for name, digest in fast_code_hashes().items() if record.get("fast_code", {}).get(name) != digest]
     if changed:
         return f"the fast code ({', '.join(f'ddpg/backends/{name}' for name in changed)}) changed since the record"
@@ -200,7 +193,7 @@ def differences(agent: Any, record: dict[str, Any] | None = None, path: str = UP
         if changed:
             return (f"ddpg/backends/{changed[0]} is not the fast code its record was checked for "
                     f"({WRITE} checks and records it)")
-        known = set(record["config_fields"])
+        known = set(restated.SETTINGS)
         import ddpg_agent
         from ddpg.variants.config import VariantConfig  # its fields are off here: fast_cpu.supports rules variants out
 
@@ -235,7 +228,7 @@ def write_record(path: Path | None = None) -> dict[str, Any]:
                          "ddpg/backends/fast_cpu.py to restate it before recording it, or run the readable learner")
     record = {"what": "fingerprints of the code ddpg/backends/fast_cpu.py and fast_steps.py restate, by part "
                       f"(restated.PARTS), and a hash of the fast code's own files ({WRITE})",
-              "parts": source_fingerprints(), "config_fields": plain_fields(), "fast_code": fast_code_hashes()}
+              "parts": source_fingerprints(), "fast_code": fast_code_hashes()}
     (path or RECORD).write_text(json.dumps(record, indent=1) + "\n")
     return record
 

@@ -47,6 +47,12 @@ PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "NStepReturns.push": ("returns", (DECISIONS,)),
     "NStepReturns.transitions": ("returns", (DECISIONS,)),
 }
+# The settings (DDPGConfig's fields) the fast paths read where the readable code reads them. A setting not
+# here runs the readable learner, whatever its value: add it once fast_cpu.py or fast_steps.py handles it
+# (or it does not touch what they compute), then remake the record (admission --write), which checks them.
+SETTINGS = ("buffer_size", "batch_size", "gamma", "tau", "lr_actor", "lr_critic", "weight_decay", "actor_fc1", "actor_fc2",
+            "critic_fc1", "critic_fc2", "learn_every", "learn_updates", "warmup", "grad_clip", "noise_sigma", "noise_theta",
+            "noise_decay", "noise_min", "n_step", "critic_layer_norm")
 FILES = {"Actor": "model.py", "Critic": "model.py", "Agent": "ddpg_agent.py", "ReplayBuffer": "ddpg_agent.py",
          "OUNoise": "ddpg_agent.py", "NStepReturns": "ddpg_agent.py"}
 WITHOUT_DEFAULTS = {"Actor.__init__", "Critic.__init__"}  # widths: read from the networks built
@@ -93,5 +99,5 @@ def library(labels: set[str] | dict[str, str]) -> list[str]:
 ACTING = ("Actor.forward", "Agent.policy")  # what the fast learner's acting (``policy``) restates
 
 
-__all__ = ["ACTING", "DECISIONS", "FILES", "LIBRARY", "PARTS", "RESTATER", "UPDATE", "WITHOUT_DEFAULTS", "library",
+__all__ = ["ACTING", "DECISIONS", "FILES", "LIBRARY", "PARTS", "RESTATER", "SETTINGS", "UPDATE", "WITHOUT_DEFAULTS", "library",
            "parts"]
