@@ -103,6 +103,15 @@ def _edited_source(file: str, edits: list[tuple[str, str]], where: str | tuple[s
         assert node is not None, (f"the edit {key!r}: {place} is no longer in {file} (renamed or moved?); "
                                   f"anchor it in tests/test_mutations.py on where that code is now")
         lines = source.splitlines(keepends=True)
+        if old == "":  # new lines at the start of the function's body, after its docstring: any refactor keeps them
+            assert isinstance(node, ast.FunctionDef), f"the edit {key!r} inserts at the start of a function; {place} is none"
+            body = node.body
+            docstring = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+            at = body[0].end_lineno if docstring and len(body) > 1 else body[0].lineno - 1
+            first = lines[body[1 if docstring and len(body) > 1 else 0].lineno - 1]
+            indent = first[:len(first) - len(first.lstrip())]
+            source = "".join(lines[:at]) + textwrap.indent(textwrap.dedent(new).strip("\n"), indent) + "\n" + "".join(lines[at:])
+            continue
         lo, hi = (0, len(lines)) if place == "<module>" else (node.lineno - 1, node.end_lineno)
         segment = "".join(lines[lo:hi])
         if segment.count(old) == 1:
@@ -194,8 +203,7 @@ AGENT_EDITS = [
                            "        self.actor_optimizer.step()")], "Agent.optimise"),
     ("agent-hard-copy-late", [("        self.n_updates += 1\n", f"        self.n_updates += 1\n        if self.n_updates % {LATE} == 0:\n"
                                "            self.actor_target.load_state_dict(self.actor_local.state_dict())\n")], "Agent.optimise"),
-    ("agent-target-late", [("            return rewards + discounts * self.target_value(", f"            if self.n_updates > {LATE}:\n"
-                            "                discounts = 0.5 * discounts\n            return rewards + discounts * self.target_value(")],
+    ("agent-target-late", [("", f"if self.n_updates > {LATE}:\n    discounts = 0.5 * discounts")],
      "Agent.td_target"),
     ("agent-new-setting", [('    n_step: int = setting(3, "count",', '    actor_clip: float = setting(0.01, ">=0", "max norm of the actor\'s '
                             'gradient")\n    n_step: int = setting(3, "count",'),
@@ -408,24 +416,37 @@ def test_batch_norm_written_in_model_py_is_trained_then_evaluated_and_watched_wi
     assert (tmp_path / "arm.png").stat().st_size > 0
 
 
+SMALL_AGENT = """class Agent:
+    def td_target(self, rewards, next_states, discounts):
+        \"\"\"The target.\"\"\"
+        with torch.no_grad():
+            return rewards + discounts * self.target_value(next_states, self.target_action(next_states))
+
+    def critic_loss(self, states, actions, y):
+        return F.mse_loss(self.critic_local(states, actions), y)
+"""
+
+
 def test_an_edit_is_anchored_on_the_function_it_edits() -> None:
-    """A refactor of td_target that keeps its math: the edits of other parts still apply; an edit written as a
-    whole statement follows a reformatted one; an edit of td_target's old text fails, naming td_target and what to do."""
-    source = (ROOT / "ddpg_agent.py").read_text()
-    refactored = source.replace(
+    """A refactor of td_target that keeps its math: an edit of another part still applies; an edit written as
+    a whole statement follows a reformatted one; an edit at the start of td_target's body applies whatever its
+    body; an edit of td_target's old text fails, naming td_target and what to do."""
+    refactored = SMALL_AGENT.replace(
         "            return rewards + discounts * self.target_value(next_states, self.target_action(next_states))",
         "            next_value = self.target_value(next_states, self.target_action(next_states))\n"
         "            return rewards + discounts * next_value").replace(
         "        return F.mse_loss(self.critic_local(states, actions), y)",
         "        return F.mse_loss(\n            self.critic_local(states, actions), y\n        )")
     assert refactored.count("next_value") == 2 and "F.mse_loss(\n" in refactored
-    for key, edits, _ in AGENT_EDITS:
-        if WHERE[key] != "Agent.td_target":
-            _edited_source("ddpg_agent.py", edits, WHERE[key], key, refactored)  # unaffected
-    huber = dict((k, e) for k, e, _ in AGENT_EDITS)["agent-huber"]
+    huber = [("return F.mse_loss(self.critic_local(states, actions), y)", "return F.smooth_l1_loss(self.critic_local(states, actions), y)")]
     assert "smooth_l1_loss(self.critic_local(states, actions), y)" in _edited_source(
-        "ddpg_agent.py", huber, "Agent.critic_loss", "agent-huber", refactored)
+        "", huber, "Agent.critic_loss", "huber", refactored)
     late = dict((k, e) for k, e, _ in AGENT_EDITS)["agent-target-late"]
-    with pytest.raises(AssertionError, match=r"in Agent\.td_target \(ddpg_agent\.py\), not once: Agent\.td_target was "
+    inserted = _edited_source("", late, "Agent.td_target", "agent-target-late", refactored)
+    assert '"""The target."""\n        if self.n_updates > ' in inserted and "next_value" in inserted
+    ast.parse(inserted)
+    old_text = [("            return rewards + discounts * self.target_value(", "            return rewards + 0.5 * discounts * self.target_value(")]
+    assert "0.5 * discounts" in _edited_source("", old_text, "Agent.td_target", "old-text", SMALL_AGENT)
+    with pytest.raises(AssertionError, match=r"in Agent\.td_target \(\), not once: Agent\.td_target was "
                                              r"changed\. If its math is the same, rewrite this edit"):
-        _edited_source("ddpg_agent.py", late, "Agent.td_target", "agent-target-late", refactored)
+        _edited_source("", old_text, "Agent.td_target", "old-text", refactored)

@@ -255,8 +255,7 @@ def test_a_direct_learn_between_fast_updates_is_the_readable_agents(capsys) -> N
 
 
 # ------------------------------------------------------------------ variants run the edited parts
-ZERO_DISCOUNT = [("            return rewards + discounts * self.target_value(",
-                  "            return rewards + 0.0 * discounts * self.target_value(")]
+ZERO_DISCOUNT = [("", "discounts = 0.0 * discounts")]  # at the start of td_target's body
 DOUBLED_CRITIC_LOSS = [("return F.mse_loss(self.critic_local(states, actions), y)",
                         "return 2.0 * F.mse_loss(self.critic_local(states, actions), y)")]
 SCALED_OPTIMISE = [("        actor_loss.backward()  # also reaches",
