@@ -15,14 +15,16 @@ from ddpg_agent import Agent, setting
 from tests._toy_variant import TOY
 
 
-class HuberLoss:
-    """A piece that replaces the critic's loss outright, as docs/variants.md allows, without super()."""
+class OutrightLoss:
+    """A piece that replaces the critic's loss outright (a Huber loss), as docs/variants.md allows, without super()."""
 
     def critic_loss(self, states, actions, y):
         return F.smooth_l1_loss(self.critic_local(states, actions), y)
 
 
-HUBER = Variant("huber", HuberLoss, fields=(("huber", bool, setting(False, "bool", "Huber loss for the critic")),))
+# A test's own switch, named so that no variant of the project's may take it.
+HUBER = Variant("test_outright_loss", OutrightLoss,
+                fields=(("test_outright_loss", bool, setting(False, "bool", "Huber loss for the critic, outright")),))
 
 
 def _course_learn(self, experiences):
@@ -59,9 +61,9 @@ def test_the_built_in_variants_compose(values) -> None:
 
 
 def test_a_piece_that_replaces_the_critic_loss_is_refused_with_twin_critics(huber) -> None:
-    assert VariantAgent(33, 4, 0, config=parse_config({"huber": True, "buffer_size": 1000}))  # alone it composes
-    with pytest.raises(ValueError, match=r"HuberLoss\.critic_loss does not call critic_values, so twin_critics"):
-        VariantAgent(33, 4, 0, config=parse_config({"huber": True, "twin_critics": True, "buffer_size": 1000}))
+    assert VariantAgent(33, 4, 0, config=parse_config({"test_outright_loss": True, "buffer_size": 1000}))  # alone it composes
+    with pytest.raises(ValueError, match=r"OutrightLoss\.critic_loss does not call critic_values, so twin_critics"):
+        VariantAgent(33, 4, 0, config=parse_config({"test_outright_loss": True, "twin_critics": True, "buffer_size": 1000}))
 
 
 def test_a_piece_that_wraps_the_critic_loss_composes_with_twin_critics() -> None:
@@ -91,7 +93,7 @@ def test_a_learn_that_skips_optimise_is_refused_with_the_policy_delay(monkeypatc
 
 
 def test_train_py_refuses_it_in_one_line(tmp_path, capsys, huber) -> None:
-    config = json.dumps({"huber": True, "twin_critics": True, "buffer_size": 5000, "warmup": 64})
+    config = json.dumps({"test_outright_loss": True, "twin_critics": True, "buffer_size": 5000, "warmup": 64})
     with pytest.raises(SystemExit) as stop:
         train_mod.main(["--episodes", "1", "--agents", "2", "--max-t", "20", "--quiet", "--no-progress",
                         "--config", config, "--out", str(tmp_path / "run")])

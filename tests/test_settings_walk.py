@@ -22,7 +22,7 @@ from ddpg.cli import given_options
 from ddpg.options import INVOCATION, RESUMABLE, RUN, START, build_parser, roles
 from ddpg.record import RunRecord
 from ddpg.run_config import RunConfig, resolve
-from ddpg.variants import VariantConfig, parse_config
+from ddpg.variants import VariantConfig, parse_config, registry
 from ddpg_agent import DDPGConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,9 +109,10 @@ def _value_away_from_default(f: dataclasses.Field) -> object:
 def test_every_config_field_is_recorded_and_restored(tmp_path, field) -> None:
     """Each field of the agent's settings, away from its default (with what it needs switched on),
     goes into run.json and comes back on resume exactly."""
-    needs = {"noisy_sigma0": {"exploration": "noisy"}, "renorm_warmup": {"crossq": True},
-             "ensemble_subset": {"ensemble": 3}, "target_noise_clip": {"target_noise": 0.2},
-             **{k: {"replay": "prioritized"} for k in ("per_alpha", "per_beta", "per_beta_updates", "per_eps")}}
+    fields = {f.name: f for f in dataclasses.fields(VariantConfig)}
+    needs = {s: {v.switch: v.value if v.value is not None else _value_away_from_default(fields[v.switch])}
+             for v in registry.VARIANTS for s in v.settings}  # a variant's setting does nothing without its switch
+    needs["ensemble_subset"] = {"ensemble": 3}  # the subset must fit in the ensemble
     values = {field.name: _value_away_from_default(field), **needs.get(field.name, {})}
     if field.name in ("crossq", "renorm_warmup", "batch_norm"):
         values["critic_layer_norm"] = False  # their own normalisation replaces layer norm
