@@ -84,9 +84,10 @@ def test_agents_store_n_step_transitions(cls) -> None:
 
 
 def test_the_readable_agent_stays_course_sized() -> None:
-    """ddpg_agent.py is the file learners read top to bottom: at most 305 lines (issues 25 and 60: 300; issue 65
-    added the TD target's two named parts, target_action and target_value, which every variant builds on)."""
+    """ddpg_agent.py is the file learners read top to bottom: at most 310 lines (issues 25 and 60: 300; issue 65
+    added the TD target's two named parts, target_action and target_value, which every variant builds on, and
+    issue 67 leaves room for a contributor's new setting and its use)."""
     from pathlib import Path
 
     lines = (Path(__file__).resolve().parent.parent / "ddpg_agent.py").read_text().count("\n")
-    assert lines <= 305, f"ddpg_agent.py has {lines} lines; keep it at most 305"
+    assert lines <= 310, f"ddpg_agent.py has {lines} lines; keep it at most 310"

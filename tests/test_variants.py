@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
 
-from ddpg.variants import VariantAgent, VariantConfig, parse_config, variants_of
+from ddpg.variants import VariantAgent, VariantConfig, parse_config, registry, variants_of
 from ddpg.variants.batch_norm import BatchNormActor
 from ddpg.variants.noisy import NoisyActor
 from ddpg.variants.prioritized import PrioritizedReplayBuffer, SumTree
@@ -176,8 +178,20 @@ def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
         parse_config({"nope": 1})
 
 
-@pytest.mark.parametrize("variant", [{"replay": "prioritized"}, {"exploration": "noisy"}, {"batch_norm": True},
-                                     {"exploration": "gaussian"}, {"replay": "prioritized", "n_step": 2},
+def _alone(v: registry.Variant) -> dict:
+    """The config that turns one registered variant on by itself (its own value, or one a preset gives it)."""
+    from ddpg.variants.config import PRESETS, config_class
+
+    default = {f.name: f.default for f in dataclasses.fields(config_class())}[v.switch]
+    given = v.value if v.value is not None else next((p[v.switch] for p in PRESETS.values() if v.switch in p), None)
+    if given is None:
+        given = True if isinstance(default, bool) else default + 2
+    return {v.switch: given, **({"critic_layer_norm": False} if v.switch in ("batch_norm", "crossq") else {})}
+
+
+# Every registered variant alone (a new one is trained here with no edit), then combinations.
+@pytest.mark.parametrize("variant", [_alone(v) for v in registry.VARIANTS] + [
+                                     {"replay": "prioritized", "n_step": 2},
                                      {"twin_critics": True, "critic_layer_norm": True},
                                      {"twin_critics": True, "policy_delay": 2},
                                      {"target_noise": 0.2, "n_step": 3}, {"ensemble": 3, "n_step": 3},
