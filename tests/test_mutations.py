@@ -209,7 +209,7 @@ AGENT_EDITS = [
                             'gradient")\n    n_step: int = setting(3, "count",'),
                            ("        self.critic_optimizer.step()\n        self.actor_optimizer.step()",
                             "        self.critic_optimizer.step()\n        nn.utils.clip_grad_norm_(self.actor_local.parameters(), cfg.actor_clip)\n"
-                            "        self.actor_optimizer.step()")], "actor_clip"),
+                            "        self.actor_optimizer.step()")], "Agent.optimise"),
     ("agent-gamma-default", [('gamma: float = setting(0.95,', 'gamma: float = setting(0.8,')], "fast"),
     ("agent-adam-eps", [("lr=cfg.lr_actor, fused=True)", "lr=cfg.lr_actor, eps=1e-3, fused=True)")], "Agent.__init__"),
     ("agent-huber", [("return F.mse_loss(self.critic_local(states, actions), y)",

@@ -222,6 +222,22 @@ def test_a_change_while_training_runs(monkeypatch, capsys, unchanged, key, chang
         assert len(lines) == 1 and lines[0].startswith("Learner: readable from update ") and named in lines[0], lines
 
 
+def test_a_setting_the_fast_learner_does_not_handle_leaving_its_default_mid_run_steps_aside(monkeypatch, capsys,
+                                                                                             unchanged) -> None:
+    """A setting the fast paths do not handle (as a new one is) runs fast at its default, the value the record was
+    checked at; set away from it while training, the readable learner takes over, with the line."""
+    from ddpg.backends import restated
+
+    monkeypatch.setattr(restated, "SETTINGS", tuple(s for s in restated.SETTINGS if s != "tau"))
+    capsys.readouterr()
+    agent = _agent()
+    assert capsys.readouterr().out.startswith("Learner: fast.")
+    weights = _run(agent, _tau_in_place)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert agent.backend is None and len(lines) == 1 and "the setting tau is 0.3" in lines[0]
+    assert not torch.equal(weights, unchanged)
+
+
 def test_a_direct_learn_between_fast_updates_is_the_readable_agents(capsys) -> None:
     """``agent.learn(agent.memory.sample())`` between training steps, the course's own way to learn, on
     the fast learner: its parameters and Adam state end where a readable agent doing the same ends."""

@@ -12,8 +12,8 @@ kept beside the fast learner (``fast_cpu_restates.json``):
 * it is the function's syntax tree printed back (``ast.unparse``) without docstrings, so comments,
   docstrings and layout do not count; the networks' constructors are taken without their
   defaults: the widths written there are read from the networks built, which the fast learner takes;
-* the config's fields must be the ones the fast paths handle (``restated.SETTINGS``: a new field may be
-  used anywhere);
+* a setting the fast paths do not handle (not in ``restated.SETTINGS``: a new field, which the edited
+  code may read anywhere) must be at its default, the value ``--write``'s check ran the code with;
 * a function whose code in memory is not the one in its file (edited after import) does not pass;
 * the library functions the parts call must be PyTorch's own (``guard.library_problem``), no module
   hook may be set, and torch's default dtype must be float32;
@@ -198,7 +198,8 @@ def differences(agent: Any, record: dict[str, Any] | None = None, path: str = UP
         from ddpg.variants.config import VariantConfig  # its fields are off here: fast_cpu.supports rules variants out
 
         variant_fields = {f.name for f in fields(VariantConfig)} - {f.name for f in fields(ddpg_agent.DDPGConfig)}
-        unknown = [f.name for f in fields(agent.config) if f.name not in known and f.name not in variant_fields]
+        unknown = [f"{f.name} = {getattr(agent.config, f.name)!r} (its default {f.default!r})" for f in fields(agent.config)
+                   if f.name not in known and f.name not in variant_fields and getattr(agent.config, f.name) != f.default]
         if unknown:
             return f"the setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, which {RESTATER[path]} does not know"
         got = fingerprints(agent, path)

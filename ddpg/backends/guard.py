@@ -26,6 +26,7 @@ measures its cost against an update and a decision.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import operator
@@ -37,6 +38,7 @@ from torch import nn
 
 from ddpg.backends import restated
 from ddpg.backends.restated import DECISIONS, UPDATE
+from ddpg_agent import DDPGConfig
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 READABLE = "the readable learner runs ddpg_agent.py's update as loaded (autograd: slower per update, docs/training.md)"
@@ -179,6 +181,10 @@ class Guard:
                                   {f: getattr(agent, name).param_groups[0].get(f) for f in FLAGS})
                            for name in OPTIMIZERS}
         self._quick: dict[str, tuple[Any, ...]] = {}  # by path: the lists _unchanged compares, made at first use
+        # The settings the fast paths do not handle, at their defaults when admitted: they must stay there.
+        plain = {f.name for f in dataclasses.fields(DDPGConfig)}
+        self.unhandled = [(f.name, f.default) for f in dataclasses.fields(agent.config)
+                          if f.name in plain and f.name not in restated.SETTINGS]
 
     def _function(self, label: str) -> tuple[str, dict[str, Any], str, tuple[Any, ...], Any, Any]:
         """(label, the instance's __dict__, the name, the class dicts before the one defining it, that
@@ -276,7 +282,8 @@ class Guard:
                 and all(map(operator.is_, map(operator.getitem, owners, names), funcs))
                 and not any(map(operator.contains, before, before_names))
                 and all(map(operator.is_, map(getattr, lib_owners, lib_attrs), lib_originals))
-                and (path != UPDATE or self._optimizers_unchanged()))
+                and (path != UPDATE or (self._optimizers_unchanged()
+                                        and all(getattr(agent.config, n) == d for n, d in self.unhandled))))
 
     def _optimizers_unchanged(self) -> bool:
         agent = self.agent
@@ -296,6 +303,9 @@ class Guard:
                 if getattr(agent, name) is not self.objects[name]:
                     return f"{SAY[name]} was replaced"
         if path == UPDATE:
+            for name, default in self.unhandled:
+                if getattr(agent.config, name) != default:
+                    return f"the setting {name} is {getattr(agent.config, name)!r}, which the fast learner does not know"
             for name in OPTIMIZERS:
                 params, flags = self.optimizers[name]
                 found = _optimizer_problem(getattr(agent, name), params, flags, SAY[name])

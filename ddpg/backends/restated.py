@@ -48,8 +48,8 @@ PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "NStepReturns.transitions": ("returns", (DECISIONS,)),
 }
 # The settings (DDPGConfig's fields) the fast paths read where the readable code reads them. A setting not
-# here runs the readable learner, whatever its value: add it once fast_cpu.py or fast_steps.py handles it
-# (or it does not touch what they compute), then remake the record (admission --write), which checks them.
+# here must stay at its default (the value admission --write's check ran the code with), or the readable
+# learner runs: add it once fast_cpu.py or fast_steps.py handles it, then remake the record (--write).
 SETTINGS = ("buffer_size", "batch_size", "gamma", "tau", "lr_actor", "lr_critic", "weight_decay", "actor_fc1", "actor_fc2",
             "critic_fc1", "critic_fc2", "learn_every", "learn_updates", "warmup", "grad_clip", "noise_sigma", "noise_theta",
             "noise_decay", "noise_min", "n_step", "critic_layer_norm")
