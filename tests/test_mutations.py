@@ -24,6 +24,7 @@ import sys
 import textwrap
 import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -41,16 +42,23 @@ SMALL = {"buffer_size": 4000, "batch_size": 16, "warmup": 48, "learn_every": 2, 
 LATE = 60  # the update after which the time-dependent edits act (a run makes about 150)
 
 
-def _world(agent: Agent, decisions: int = 90, arms: int = 2, seed: int = 3) -> torch.Tensor:
+def _world(agent: Agent, decisions: int = 90, arms: int = 2, seed: int = 3, change: Any = None, at: int = 45,
+           episode: Any = None) -> torch.Tensor:
     """A small deterministic world (smooth dynamics, a reward for moving the first coordinate up):
-    every weight of the four networks after ``decisions`` steps of acting and learning."""
+    every weight of the four networks after ``decisions`` steps of acting and learning; ``change(agent)``
+    made at decision ``at`` and ``episode(agent)`` at each episode's end, as a learner's loop would
+    (``tests/test_mutations_live.py``)."""
     rng = np.random.default_rng(seed)
     w, u = rng.standard_normal((33, 33)) * 0.15, rng.standard_normal((4, 33)) * 0.6
     states = rng.standard_normal((arms, 33))
-    decide = getattr(agent.backend, "decisions", None) or agent  # as the training loop chooses
+    decide = getattr(agent.backend, "decisions", None) or agent  # as the training loop chooses, once
     for t in range(decisions):
         if t and t % 30 == 0:
             agent.reset()
+            if episode is not None:
+                episode(agent)
+        if t == at and change is not None:
+            change(agent)
         actions = decide.act(states)
         next_states = np.tanh(states @ w + actions @ u)
         rewards = 0.2 * (next_states[:, 0] > states[:, 0]) + 0.05 * np.abs(actions).mean(1)

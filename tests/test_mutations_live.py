@@ -29,35 +29,15 @@ from ddpg import backends
 from ddpg.backends import admission
 from ddpg.variants import VariantAgent, parse_config
 from ddpg_agent import Agent, OUNoise, ReplayBuffer
-from tests.test_mutations import SMALL, _edited_module, _use_edited_agent
+from tests.test_mutations import SMALL, _edited_module, _use_edited_agent, _world
 
 AT = 45  # the decision at which a mid-run change is made (about 40 updates in)
 
 
-def _run(agent: Agent, change: Callable[[Agent], None] | None = None, episode: Callable[[Agent], None] | None = None,
-         decisions: int = 90, arms: int = 2, seed: int = 3) -> torch.Tensor:
-    """The small world of ``test_mutations._world``, with ``change`` made at decision ``AT`` and ``episode``
-    at each episode's end: every weight of the four networks at the end."""
-    rng = np.random.default_rng(seed)
-    w, u = rng.standard_normal((33, 33)) * 0.15, rng.standard_normal((4, 33)) * 0.6
-    states = rng.standard_normal((arms, 33))
-    decide = getattr(agent.backend, "decisions", None) or agent  # as the training loop chooses, once
-    for t in range(decisions):
-        if t and t % 30 == 0:
-            agent.reset()
-            if episode is not None:
-                episode(agent)
-        if t == AT and change is not None:
-            change(agent)
-        actions = decide.act(states)
-        next_states = np.tanh(states @ w + actions @ u)
-        rewards = 0.2 * (next_states[:, 0] > states[:, 0]) + 0.05 * np.abs(actions).mean(1)
-        decide.step(states, actions, rewards, next_states)
-        states = next_states
-    if agent.backend is not None:
-        agent.backend.settle()
-    nets = (agent.actor_local, agent.critic_local, agent.actor_target, agent.critic_target)
-    return torch.cat([p.detach().reshape(-1) for net in nets for p in net.parameters()])
+def _run(agent: Agent, change: Callable[[Agent], None] | None = None, episode: Callable[[Agent], None] | None = None
+         ) -> torch.Tensor:
+    """``test_mutations._world`` with ``change`` made at decision ``AT`` and ``episode`` at each episode's end."""
+    return _world(agent, change=change, at=AT, episode=episode)
 
 
 def _agent(learner: str = "auto", before: Callable[[Agent], None] | None = None, **config) -> Agent:
