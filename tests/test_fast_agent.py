@@ -535,6 +535,7 @@ def test_flat_adam_matches_torch_adam_and_is_its_state() -> None:
         else:
             assert flat.read_settings() is None
             flat.step()
+            flat.sync_steps()  # as the fast learner does at the end of each learning step
         for opt in opts:
             opt.step()
     torch.testing.assert_close(params, torch.cat([r.detach() for r in ref]), rtol=1e-6, atol=1e-7)

@@ -150,8 +150,11 @@ class FastCPU(Passes):
         if not self._enter():
             return self.agent.learn(experiences)
         self.settle()
-        self._update(experiences, prefetch=False)
-        self.agent.n_updates += 1
+        try:
+            self._update(experiences, prefetch=False)
+            self.agent.n_updates += 1
+        finally:
+            self.optimizer.sync_steps()
         return None
 
     def learn_many(self, n_updates: int) -> None:
@@ -173,6 +176,8 @@ class FastCPU(Passes):
         except BaseException:  # Ctrl-C: no helper job may outlive the call (it may be drawing a batch)
             self.settle()
             raise
+        finally:
+            self.optimizer.sync_steps()  # the optimisers' step counts, as their own steps would have left them
         return None
 
     def _sample(self) -> tuple[torch.Tensor, ...]:

@@ -126,8 +126,7 @@ class FlatAdam:
 
     def step(self) -> None:
         """One Adam step from the current contents of ``grad``."""
-        self._t += 1
-        self.steps.add_(1.0)
+        self._t += 1  # the optimisers' step counts follow at the end of the learning step (sync_steps)
         bc1 = 1.0 - self.beta1 ** self._t
         sqrt_bc2 = (1.0 - self.beta2 ** self._t) ** 0.5
         g, tmp = self.grad, self._tmp
@@ -141,9 +140,15 @@ class FlatAdam:
         torch.div(self.exp_avg, tmp, out=tmp)
         tmp.mul_(self.lr)
         self.params.sub_(tmp, alpha=sqrt_bc2 / bc1)
-        for opt in self.optimizers:  # as an lr scheduler's wrapper of step() marks it
-            if "step" in opt.__dict__:
-                opt._opt_called = True  # type: ignore[attr-defined]
+
+    def sync_steps(self) -> None:
+        """Write the steps taken into the optimisers' own step counts (views), as their own steps would have,
+        before anything else reads them: at the end of every learning step, also one cut short."""
+        if int(self._steps[0]) != self._t:
+            self.steps.fill_(float(self._t))
+            for opt in self.optimizers:  # as an lr scheduler's wrapper of step() marks it
+                if "step" in opt.__dict__:
+                    opt._opt_called = True  # type: ignore[attr-defined]
 
     def state_of(self, p: Any) -> dict[str, torch.Tensor] | None:
         """The views installed for parameter ``p`` (tests)."""
