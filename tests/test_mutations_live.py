@@ -256,9 +256,12 @@ DOUBLED_CRITIC_LOSS = [("return F.mse_loss(self.critic_local(states, actions), y
                         "return 2.0 * F.mse_loss(self.critic_local(states, actions), y)")]
 SCALED_OPTIMISE = [("        actor_loss.backward()  # also reaches",
                     "        (0.5 * actor_loss).backward()  # also reaches")]
+PENALISED_ACTOR_LOSS = [("return -self.critic_local(states, self.actor_local(states)).mean()",  # keep the actions small
+                         "return -self.critic_local(states, self.actor_local(states)).mean() + self.actor_local(states).pow(2).mean()")]
 NEGATED_VALUE = [("        return self.critic_target(next_states, next_actions)\n",
                   "        return -self.critic_target(next_states, next_actions)\n")]
 EDITED_PART = {id(ZERO_DISCOUNT): "Agent.td_target", id(DOUBLED_CRITIC_LOSS): "Agent.critic_loss",
+               id(PENALISED_ACTOR_LOSS): "Agent.actor_loss",
                id(SCALED_OPTIMISE): "Agent.optimise", id(NEGATED_VALUE): "Agent.target_value"}
 VARIANT_EDITS = [
     ("twin-td-target", {"twin_critics": True}, ZERO_DISCOUNT, "runs"),
@@ -269,6 +272,8 @@ VARIANT_EDITS = [
     ("ensemble-critic-loss", {"ensemble": 4}, DOUBLED_CRITIC_LOSS, "refused: Agent.critic_loss, ensemble"),
     ("td3-optimise", {"preset": "td3"}, SCALED_OPTIMISE, "refused: Agent.optimise, policy_delay"),
     ("twin-actor-loss-scaled-optimise", {"twin_critics": True}, SCALED_OPTIMISE, "runs"),
+    ("td3-actor-loss", {"preset": "td3"}, PENALISED_ACTOR_LOSS, "runs"),
+    ("ensemble-actor-loss", {"ensemble": 4}, PENALISED_ACTOR_LOSS, "runs"),
     ("ensemble-target-value", {"ensemble": 4}, NEGATED_VALUE, "refused: Agent.target_value, ensemble"),
     ("td3-target-value", {"preset": "td3"}, NEGATED_VALUE, "refused: Agent.target_value, twin_critics"),
 ]
