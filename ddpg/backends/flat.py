@@ -9,8 +9,6 @@ a save, a load or a switch of learner reads and writes the very numbers the fast
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 from torch import nn
@@ -149,14 +147,6 @@ class FlatAdam:
             for opt in self.optimizers:  # as an lr scheduler's wrapper of step() marks it
                 if "step" in opt.__dict__:
                     opt._opt_called = True  # type: ignore[attr-defined]
-
-    def state_of(self, p: Any) -> dict[str, torch.Tensor] | None:
-        """The views installed for parameter ``p`` (tests)."""
-        for members, views in zip(self.members, self._views, strict=True):
-            for q, mine in zip(members, views, strict=True):
-                if q is p:
-                    return mine
-        return None
 
 
 __all__ = ["FlatAdam", "flatten_parameters"]

@@ -105,16 +105,30 @@ def called(obj: Any, name: str) -> Any:
     return None
 
 
-def hooked(module: nn.Module, label: str) -> str | None:
-    """A module hook runs code around a forward or backward pass that a fast path would skip."""
+def global_hooks() -> list[dict[Any, Any]]:
+    """PyTorch's dicts of module hooks that every module runs (each empty unless one is registered)."""
     from torch.nn.modules import module as torch_module
 
-    if any(getattr(torch_module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks",
-                                                            "_global_backward_hooks", "_global_backward_pre_hooks")):
+    return [getattr(torch_module, name, {}) for name in ("_global_forward_hooks", "_global_forward_pre_hooks",
+                                                         "_global_backward_hooks", "_global_backward_pre_hooks")]
+
+
+def hook_dicts(m: nn.Module) -> tuple[dict[Any, Any], ...]:
+    """A module's own dicts of hooks around its forward and backward passes."""
+    return m._forward_hooks, m._forward_pre_hooks, m._backward_hooks, m._backward_pre_hooks
+
+
+def runs_more(m: nn.Module) -> bool:
+    """Whether calling the module runs code a fast path would skip: a hook, or a forward set on the instance."""
+    return any(hook_dicts(m)) or "forward" in m.__dict__
+
+
+def hooked(module: nn.Module, label: str) -> str | None:
+    """A module hook runs code around a forward or backward pass that a fast path would skip."""
+    if any(global_hooks()):
         return "a global module hook"
     for path, m in module.named_modules():
-        if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
-                or "forward" in m.__dict__):
+        if runs_more(m):
             return f"a hook or a forward set on {label}{'.' + path if path else ''}"
     return None
 
@@ -164,8 +178,6 @@ class Guard:
     """What a fast path was admitted for, taken when it is attached; ``problem(path)`` at each entry."""
 
     def __init__(self, agent: Any) -> None:
-        from torch.nn.modules import module as torch_module
-
         self.agent, self.type = agent, type(agent)
         self.objects = {name: getattr(agent, name) for path in OBJECTS.values() for name in path}
         self.functions = {path: [self._function(label) for label in labels]
@@ -175,8 +187,7 @@ class Guard:
         self.library["acting"] = self.library[DECISIONS]
         self.params = {net: [(p, p.data_ptr()) for p in getattr(agent, net).parameters()] for net in NETWORKS}
         self.modules = {net: list(getattr(agent, net).modules()) for net in NETWORKS}
-        self.global_hooks = [getattr(torch_module, name) for name in ("_global_forward_hooks", "_global_forward_pre_hooks",
-                                                                      "_global_backward_hooks", "_global_backward_pre_hooks")]
+        self.global_hooks = global_hooks()
         self.optimizers = {name: (list(getattr(agent, name).param_groups[0]["params"]),
                                   {f: getattr(agent, name).param_groups[0].get(f) for f in FLAGS})
                            for name in OPTIMIZERS}
@@ -220,10 +231,8 @@ class Guard:
             for p, ptr in self.params[net]:
                 if p.data_ptr() != ptr:  # .data replaced, or moved to another dtype or device
                     return f"{SAY[net]}'s parameters were replaced (their .data, or their dtype)"
-            for m in self.modules[net]:
-                if (m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
-                        or "forward" in m.__dict__):
-                    return f"a hook or a forward set on {net}"
+            if any(map(runs_more, self.modules[net])):
+                return f"a hook or a forward set on {net}"
         return None
 
     def problem(self, path: str) -> str | None:
@@ -252,8 +261,7 @@ class Guard:
         params = [p for net in nets for p, _ in self.params[net]]
         ptrs = [ptr for net in nets for _, ptr in self.params[net]]
         modules = [m for net in nets for m in self.modules[net]]
-        hooks = [*self.global_hooks, *(d for m in modules for d in (m._forward_hooks, m._forward_pre_hooks,
-                                                                    m._backward_hooks, m._backward_pre_hooks))]
+        hooks = [*self.global_hooks, *(d for m in modules for d in hook_dicts(m))]
         functions = self.functions[path]
         instance = ([m.__dict__ for m in modules] + [mine for _, mine, _, _, _, _ in functions],
                     ["forward"] * len(modules) + [name for _, _, name, _, _, _ in functions])
