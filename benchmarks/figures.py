@@ -219,13 +219,11 @@ def variant_rows() -> list[Record]:
     import inspect
 
     from ddpg.variants import registry
-    from ddpg.variants.config import PRESETS, config_class
+    from ddpg.variants.config import switch_value
 
-    defaults = {f.name: f.default for f in dataclasses.fields(config_class())}
     rows = []
     for v in registry.VARIANTS:
-        given = v.value if v.value is not None else next((p[v.switch] for p in PRESETS.values() if v.switch in p),
-                                                         True if isinstance(defaults.get(v.switch), bool) else None)
+        given = switch_value(v)
         config = json.dumps({v.switch: given}) if given is not None else f'{{"{v.switch}": N}}'
         doc = " ".join((inspect.getdoc(v.piece) or "").split()).removeprefix("The piece (``registry``): ")
         module = v.piece.__module__.rsplit(".", 1)[-1]

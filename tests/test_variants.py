@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 import torch
 
 from ddpg.variants import VariantAgent, VariantConfig, parse_config, registry, variants_of
 from ddpg.variants.batch_norm import BatchNormActor
+from ddpg.variants.config import switch_value
 from ddpg.variants.noisy import NoisyActor
 from ddpg.variants.prioritized import PrioritizedReplayBuffer, SumTree
 from ddpg_agent import Agent, DDPGConfig
@@ -179,14 +178,10 @@ def test_parse_config_gives_the_plain_config_unless_a_variant_is_on() -> None:
 
 
 def _alone(v: registry.Variant) -> dict:
-    """The config that turns one registered variant on by itself (its own value, or one a preset gives it)."""
-    from ddpg.variants.config import PRESETS, config_class
-
-    default = {f.name: f.default for f in dataclasses.fields(config_class())}[v.switch]
-    given = v.value if v.value is not None else next((p[v.switch] for p in PRESETS.values() if v.switch in p), None)
-    if given is None:
-        given = True if isinstance(default, bool) else default + 2
-    return {v.switch: given, **({"critic_layer_norm": False} if v.switch in ("batch_norm", "crossq") else {})}
+    """The config that turns one registered variant on by itself (``config.switch_value``; a count of its own: 2)."""
+    given = switch_value(v)
+    return {v.switch: 2 if given is None else given,
+            **({"critic_layer_norm": False} if v.switch in ("batch_norm", "crossq") else {})}
 
 
 # Every registered variant alone (a new one is trained here with no edit), then combinations.

@@ -126,6 +126,16 @@ def variants_of(config: DDPGConfig) -> dict[str, Any]:
     return config.variants() if isinstance(config, VariantConfig) else {}
 
 
+def switch_value(variant: registry.Variant) -> Any:
+    """A value of a variant's switch that turns it on: its own, else the one a preset gives it, else true for a
+    yes/no switch; None where only the user can say (a count of its own, such as goal_paths)."""
+    if variant.value is not None:
+        return variant.value
+    preset = next((p[variant.switch] for p in PRESETS.values() if variant.switch in p), None)
+    default = {f.name: f.default for f in fields(config_class())}.get(variant.switch)
+    return preset if preset is not None else True if isinstance(default, bool) else None
+
+
 def describe() -> str:
     """Each setting a --config may give: its name, default and meaning, read from the fields' metadata
     (``train.py --settings``), so the command line says what the Report's table says, from one place."""
@@ -142,4 +152,5 @@ def describe() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "config_class", "describe", "parse_config", "variants_of"]
+__all__ = ["NETWORK_KEYS", "PRESETS", "VariantConfig", "config_class", "describe", "parse_config", "switch_value",
+           "variants_of"]
