@@ -94,6 +94,10 @@ TASKS: dict[str, Task] = {
     # the same tuned settings (DDPGConfig's defaults) and the same schedule.
     "UnityReacher-v0": Task(target=30.0, episodes=300, good_score=33.0,
                             why="the built-in Reacher: DDPGConfig's tuned defaults and train.py's schedule"),
+    # The course's optional Crawler (crawler/): 12 crawlers, 1000 decisions an episode unless one
+    # falls. DDPGConfig's Reacher defaults; the threshold is ML-Agents' published benchmark (2000).
+    "UnityCrawler-v0": Task(target=2000.0, episodes=500,
+                            why="the built-in Crawler: DDPGConfig's defaults; threshold ML-Agents' benchmark 2000"),
     # A pole on a cart: +1 per step while it stands, the episode ends when it falls, 1000 steps
     # at most; the threshold is 950 over 100 episodes. As for Pendulum, Q-values near 100 make
     # the critic's clipped gradient (norm 1) crawl, so rewards are learned at a tenth. The
@@ -189,6 +193,7 @@ def environment_spec(env_id: str) -> Any:
     expected form for an id Gymnasium does not know."""
     import gymnasium as gym
 
+    import crawler  # noqa: F401 (importing it registers UnityCrawler-v0)
     import reacher  # noqa: F401 (importing it registers UnityReacher-v0)
     try:
         return gym.spec(env_id)

@@ -38,6 +38,7 @@ class FakeEnv:
     def __init__(self, num_agents: int, seed: int) -> None:
         self.num_agents, self.seed = num_agents, seed
         self.brain_names = ["ReacherBrain"]
+        self.academy_name = "Academy"
         self.brains = {
             "ReacherBrain": SimpleNamespace(
                 vector_observation_space_size=33,

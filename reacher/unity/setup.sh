@@ -20,7 +20,7 @@ fi
 "$venv/bin/python" -m pip install --quiet --no-deps "unityagents==0.4.0"
 "$venv/bin/python" -W ignore -c "import unityagents, numpy, google.protobuf as p; \
 print('unityagents client ready in .venv-unity (numpy', numpy.__version__ + ', protobuf', p.__version__ + ')')"
-chmod +x "$root/reacher/unity/standin.sh" "$root"/Reacher_*/*.x86_64
+chmod +x "$root/reacher/unity/standin.sh" "$root"/Reacher_*/*.x86_64 "$root"/Crawler_*/*.x86_64
 if [ ! -x "$root/.venv/bin/python" ]; then
     echo "note: the stand-ins run on the project venv $root/.venv, which is missing" >&2
 fi

@@ -1,8 +1,10 @@
-"""Stand-in for the Unity Reacher binary: serves the built-in simulator to the genuine
-unityagents 0.4 client over its own gRPC protocol, so old code runs unchanged.
+"""Stand-in for the course's Unity binaries (Reacher, Crawler): serves a built-in simulator to
+the genuine unityagents 0.4 client over its own gRPC protocol, so old code runs unchanged.
 
-The client launches `Reacher_Linux_NoVis/Reacher.x86_64 --port N`; that script runs this
-module (`python -m reacher.unity.standin`). As in the original, the binary is the gRPC
+The client launches `Reacher_Linux_NoVis/Reacher.x86_64 --port N` (or `Crawler_Linux/Crawler.x86_64`);
+that script runs this module (`python -m reacher.unity.standin --env reacher|crawler`). The
+protocol knows nothing of either task: brain, academy and sizes come from the environment, which
+`ENVIRONMENTS` names by module so that this package imports neither until it is asked for. As in the original, the binary is the gRPC
 *client*: it sends its output with `UnityToExternal/Exchange` and each reply carries the
 next command (handshake, then reset, step or close). Errors go back with a non-200 status
 and the reason in `header.message` (the client turns them into an exception), and are
@@ -23,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from reacher.brain import ACADEMY_NAME, BRAIN_NAME
 from reacher.unity import protocol as proto
 
 STATUS_OK = 200
@@ -35,20 +36,29 @@ HANDSHAKE_TIMEOUT_S = 60.0
 
 EnvFactory = Callable[[int, int], Any]
 
+# The environments a stand-in binary can serve: (module, class, the course build's agent count).
+# Each class takes (num_agents=, seed=, verbose=, show_viewer=) and speaks the unityagents interface.
+ENVIRONMENTS: dict[str, tuple[str, str, int]] = {
+    "reacher": ("reacher.environment", "ReacherEnvironment", 20),
+    "crawler": ("crawler.environment", "CrawlerEnvironment", 12),
+}
+
 
 class StandInError(ValueError):
     """A request the stand-in refuses; its text goes back to the client."""
 
 
-def default_env_factory(num_agents: int, seed: int, show_viewer: bool = False) -> Any:
-    """Build the project's own Reacher (imported here so the protocol code stays light).
+def default_env_factory(num_agents: int, seed: int, show_viewer: bool = False, env: str = "reacher") -> Any:
+    """Build one of the project's own environments (imported here so the protocol code stays light).
 
     The client prints the banner itself, so the environment stays quiet. With a viewer,
     reset(train_mode=False) opens a live window on a desktop, like the original's.
     """
-    from reacher import ReacherEnvironment
+    import importlib
 
-    return ReacherEnvironment(num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer)
+    module, name, _ = ENVIRONMENTS[env]
+    cls = getattr(importlib.import_module(module), name)
+    return cls(num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer)
 
 
 def _message(status: int = STATUS_OK, text: str = "") -> Any:
@@ -64,8 +74,9 @@ class StandIn:
     Kept free of gRPC so the protocol logic can be tested without a socket.
     """
 
-    def __init__(self, env_factory: EnvFactory, num_agents: int, seed: int = 0) -> None:
+    def __init__(self, env_factory: EnvFactory, num_agents: int, seed: int = 0, title: str = "Reacher") -> None:
         self._factory = env_factory
+        self.title = title  # how its messages on stderr name it
         self.num_agents = num_agents
         self.seed = seed
         self.env = env_factory(num_agents, seed)
@@ -76,7 +87,7 @@ class StandIn:
         """First message of the handshake: academy, brain and reset parameters."""
         msg = _message()
         init = msg.unity_output.rl_initialization_output
-        init.name = ACADEMY_NAME
+        init.name = self.env.academy_name
         init.version = proto.API_VERSION
         init.log_path = ""
         for name in self.env.brain_names:
@@ -139,19 +150,20 @@ class StandIn:
 
     def _actions(self, rl_input: Any) -> np.ndarray:
         """Collect the per-agent action lists into an (n_agents, action_size) array."""
+        brain = self.env.brain_names[0]
         unknown = sorted(set(rl_input.agent_actions) - set(self.env.brain_names))
         if unknown:
-            raise StandInError(f"unknown brain name(s) {unknown}; this environment has {BRAIN_NAME!r}")
-        size = self.env.brains[BRAIN_NAME].vector_action_space_size
-        if BRAIN_NAME not in rl_input.agent_actions:
+            raise StandInError(f"unknown brain name(s) {unknown}; this environment has {brain!r}")
+        size = self.env.brains[brain].vector_action_space_size
+        if brain not in rl_input.agent_actions:
             return np.zeros((self.num_agents, size))  # as Unity: no action means zeros
-        per_agent = rl_input.agent_actions[BRAIN_NAME].value
+        per_agent = rl_input.agent_actions[brain].value
         if len(per_agent) != self.num_agents:
-            raise StandInError(f"{BRAIN_NAME} has {self.num_agents} agent(s) but actions came for {len(per_agent)}")
+            raise StandInError(f"{brain} has {self.num_agents} agent(s) but actions came for {len(per_agent)}")
         for i, action in enumerate(per_agent):
             if len(action.vector_actions) != size:
                 raise StandInError(
-                    f"{BRAIN_NAME} expects {size} continuous action values per agent, got {len(action.vector_actions)} for agent {i}"
+                    f"{brain} expects {size} continuous action values per agent, got {len(action.vector_actions)} for agent {i}"
                 )
         return np.array([list(a.vector_actions) for a in per_agent], dtype=np.float64).reshape(self.num_agents, size)
 
@@ -174,9 +186,8 @@ class StandIn:
                 )
         return msg
 
-    @staticmethod
-    def _error(status: int, text: str) -> Any:
-        print(f"Reacher stand-in: refused: {text}", file=sys.stderr, flush=True)
+    def _error(self, status: int, text: str) -> Any:
+        print(f"{self.title} stand-in: refused: {text}", file=sys.stderr, flush=True)
         return _message(status, text)
 
     def close(self) -> None:
@@ -220,7 +231,7 @@ def serve(port: int, standin: StandIn, host: str = "localhost") -> int:
             code = exc.code() if hasattr(exc, "code") else None
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 print(
-                    f"Reacher stand-in: no unityagents client on port {port} after {HANDSHAKE_TIMEOUT_S:.0f} s",
+                    f"{standin.title} stand-in: no unityagents client on port {port} after {HANDSHAKE_TIMEOUT_S:.0f} s",
                     file=sys.stderr,
                 )
                 return 1
@@ -232,12 +243,14 @@ def serve(port: int, standin: StandIn, host: str = "localhost") -> int:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Read the options the client passes (--port) and ours; ignore Unity's other flags."""
     parser = argparse.ArgumentParser(
-        prog="Reacher.x86_64",
-        description="Stand-in for the Unity Reacher binary, for the unityagents 0.4 client.",
+        prog="standin",
+        description="Stand-in for the course's Unity binaries (Reacher, Crawler), for the unityagents 0.4 client.",
         allow_abbrev=False,
     )
     parser.add_argument("--port", type=int, default=5005, help="the client's port")
-    parser.add_argument("--num-agents", type=int, default=20, help="20 or 1 in the course")
+    parser.add_argument("--env", choices=sorted(ENVIRONMENTS), default="reacher", help="the scene to serve")
+    parser.add_argument("--num-agents", type=int, default=None,
+                        help="agents (default: the course build's, 20 for reacher and 12 for crawler)")
     parser.add_argument(
         "--no-viewer",
         action="store_true",
@@ -246,6 +259,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args, unity_flags = parser.parse_known_args(argv)  # Unity's own flags are ignored
     if {"-nographics", "-batchmode"} & set(unity_flags):
         args.no_viewer = True
+    if args.num_agents is None:
+        args.num_agents = ENVIRONMENTS[args.env][2]
     if args.num_agents < 1:
         parser.error("--num-agents must be at least 1")
     return args
@@ -258,12 +273,13 @@ def main(argv: Sequence[str] | None = None, env_factory: EnvFactory = default_en
     # close us, so a script that catches KeyboardInterrupt can go on using the env.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    title = args.env.capitalize()
     try:
         if env_factory is default_env_factory:
-            env_factory = functools.partial(default_env_factory, show_viewer=not args.no_viewer)
-        standin = StandIn(env_factory, num_agents=args.num_agents)
+            env_factory = functools.partial(default_env_factory, show_viewer=not args.no_viewer, env=args.env)
+        standin = StandIn(env_factory, num_agents=args.num_agents, title=title)
     except Exception as exc:  # say why; the client then gives up after its 30 s timeout
-        print(f"Reacher stand-in: cannot build the environment: {exc}", file=sys.stderr)
+        print(f"{title} stand-in: cannot build the environment: {exc}", file=sys.stderr)
         return 1
     return serve(args.port, standin)
 

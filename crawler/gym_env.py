@@ -1,0 +1,138 @@
+"""The built-in Crawler behind Gymnasium's interface: `UnityCrawler-v0`.
+
+    import gymnasium as gym
+    import crawler  # registers UnityCrawler-v0 (or gym.make("crawler:UnityCrawler-v0") alone)
+
+    env = gym.make("UnityCrawler-v0")                        # one crawler, a gymnasium.Env
+    envs = gym.make_vec("UnityCrawler-v0", num_envs=12, vectorization_mode="vector_entry_point")
+
+Both wrap `CrawlerEnvironment` (its docstring and crawler/observation.py have the spaces).
+    observation: Box(-inf, inf, (129,), float32); action: Box(-1, 1, (20,), float32);
+    reward: per decision, the sum over its 5 physics steps of 0.03 x the body's velocity toward
+        the target + 0.01 x its facing cosine; -1 for a decision in which it falls;
+    terminated: the body or an upper leg touched the ground;
+    truncated: decision 1000 (the spec's ``max_episode_steps``; ``reward_threshold`` is
+        ML-Agents' published benchmark for this Crawler, 2000).
+The scene draws nothing at random: every episode starts from the same pose, and `seed` only
+seeds Gymnasium's own generator. The vector environment autoresets each crawler on the step
+after its episode ends (`AutoresetMode.NEXT_STEP`): that step ignores its action and returns
+its first observation with reward 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from crawler import MAX_EPISODE_STEPS
+from crawler import observation as obs
+from crawler.environment import ACTION_SIZE, BRAIN_NAME, DECISION_SECONDS, CrawlerEnvironment
+
+RENDER_FPS = 1.0 / DECISION_SECONDS  # 15 decisions per simulated second
+OBSERVATION_SPACE = spaces.Box(-np.inf, np.inf, (obs.OBSERVATION_SIZE,), np.float32)
+ACTION_SPACE = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), np.float32)
+
+
+def _render_mode(render_mode: str | None) -> str | None:
+    if render_mode not in (None, "rgb_array"):
+        raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+    return render_mode
+
+
+class CrawlerGymEnv(gym.Env):
+    """One crawler as a `gymnasium.Env`; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": RENDER_FPS}
+
+    def __init__(self, render_mode: str | None = None, width: int = 640, height: int = 480) -> None:
+        self.render_mode = _render_mode(render_mode)
+        self.observation_space, self.action_space = OBSERVATION_SPACE, ACTION_SPACE
+        self._size = (width, height)
+        self._env = CrawlerEnvironment(num_agents=1, verbose=False, show_viewer=False)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        info = self._env.reset(train_mode=True)[BRAIN_NAME]
+        return info.vector_observations[0].astype(np.float32), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        info = self._env.step(np.reshape(np.asarray(action, dtype=np.float64), (1, ACTION_SIZE)))[BRAIN_NAME]
+        truncated = bool(info.max_reached[0])
+        terminated = bool(info.local_done[0]) and not truncated
+        return info.vector_observations[0].astype(np.float32), float(info.rewards[0]), terminated, truncated, {}
+
+    def render(self) -> np.ndarray | None:
+        return None if self.render_mode is None else self._env.render(*self._size)
+
+    def close(self) -> None:
+        self._env.close()
+
+
+class CrawlerVectorEnv(VectorEnv):
+    """`num_envs` crawlers in one MuJoCo model, stepped together; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": RENDER_FPS,
+                                          "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int = 12, render_mode: str | None = None, max_episode_steps: int | None = None,
+                 width: int = 640, height: int = 480) -> None:
+        limit = MAX_EPISODE_STEPS if max_episode_steps is None else max_episode_steps
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or not 0 < limit <= MAX_EPISODE_STEPS:
+            raise ValueError(f"max_episode_steps must be an integer from 1 to {MAX_EPISODE_STEPS}, got {max_episode_steps!r}")
+        self.render_mode = _render_mode(render_mode)
+        self.num_envs = int(num_envs)
+        self._env = CrawlerEnvironment(num_agents=self.num_envs, verbose=False, show_viewer=False)
+        self.single_observation_space, self.single_action_space = OBSERVATION_SPACE, ACTION_SPACE
+        self.observation_space = batch_space(OBSERVATION_SPACE, self.num_envs)
+        self.action_space = batch_space(ACTION_SPACE, self.num_envs)
+        self._limit = int(limit)
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._pending = np.zeros(self.num_envs, dtype=bool)
+        self._size = (width, height)
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed if isinstance(seed, int) else seed[0])
+        info = self._env.reset(train_mode=True)[BRAIN_NAME]
+        self._steps[:] = 0
+        self._pending[:] = False
+        return info.vector_observations.astype(np.float32), {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        info = self._env.step(np.reshape(np.asarray(actions, dtype=np.float64), (self.num_envs, ACTION_SIZE)))[BRAIN_NAME]
+        observations = info.vector_observations.astype(np.float32)
+        rewards = np.asarray(info.rewards, dtype=np.float64)
+        self._steps += 1
+        fell = np.asarray(info.local_done, bool) & ~np.asarray(info.max_reached, bool)
+        truncated = (self._steps >= self._limit) & ~fell
+        terminated = fell
+        if self._pending.any():  # NEXT_STEP autoreset: these start again, their actions unused
+            observations[self._pending] = self._env.restart_agents(self._pending)
+            rewards[self._pending] = 0.0
+            terminated[self._pending] = truncated[self._pending] = False
+            self._steps[self._pending] = 0
+        self._pending = terminated | truncated
+        return observations, rewards, terminated, truncated, {}
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        if self.render_mode is None:
+            return None
+        return (self._env.render(*self._size),)
+
+    @property
+    def random_state(self) -> dict[str, Any]:
+        """Nothing to save: the scene draws nothing at random (GymEnvironment saves it with a run)."""
+        return self._env.random_state
+
+    @random_state.setter
+    def random_state(self, state: dict[str, Any]) -> None:
+        self._env.random_state = state
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._env.close()
