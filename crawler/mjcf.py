@@ -20,7 +20,8 @@ of hinges holds the same degrees of freedom exactly. Each hinge has a position a
 the slerp drive's spring and damper, whose force limit (the agent's strength) the environment
 sets each decision. Mass, centre of mass and inertia come from the colliders, as Unity computes
 them. The ground is one plane at the platforms' top, y = 0.5 (each platform's own ground is a
-1500 x 50 box beside its neighbours'), so the crawlers never meet (50 apart in z).
+1500 x 50 box beside its neighbours'), so the crawlers never meet (50 apart in z). Its contacts
+are found within Unity's contact offset, 0.01, and push only once the shapes meet.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> st
   <option timestep="{scene.PHYSICS_DT / substeps:.9g}" gravity="0 {scene.GRAVITY:g} 0" integrator="implicitfast"/>
   <size memory="64M"/>
   <visual><global offwidth="{OFFSCREEN_WIDTH}" offheight="{OFFSCREEN_HEIGHT}"/><quality shadowsize="2048"/></visual>
-  <default><geom friction="{scene.FRICTION:g} 0.005 0.0001" margin="{scene.CONTACT_OFFSET:g}" gap="{scene.CONTACT_OFFSET:g}"/></default>
+  <default><geom friction="{scene.FRICTION:g} 0.005 0.0001"/></default>
   <asset>
     <texture name="grid" type="2d" builtin="checker" rgb1=".2 .23 .27" rgb2=".15 .17 .2" width="512" height="512"/>
     <material name="grid" texture="grid" texrepeat="400 400" reflectance="0.05"/>
@@ -153,7 +154,8 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> st
   </asset>
   <worldbody>
     <light pos="0 60 {mid:.6g}" dir="0 -1 0" directional="true"/>
-    <geom name="ground" type="plane" size="2000 2000 1" pos="0 {scene.GROUND_TOP:g} 0" quat="0.70710678 -0.70710678 0 0" material="grid"/>
+    <geom name="ground" type="plane" size="2000 2000 1" pos="0 {scene.GROUND_TOP:g} 0" quat="0.70710678 -0.70710678 0 0" material="grid"
+      margin="{scene.CONTACT_OFFSET:g}" gap="{scene.CONTACT_OFFSET:g}"/>
     <camera name="overview" pos="-215 25 {mid:.6g}" xyaxes="0 0 -1 0.75 0.66 0"/>
 {crawlers}
   </worldbody>

@@ -1,0 +1,260 @@
+"""The built-in Crawler against ML-Agents' CrawlerStaticTarget scene and the unityagents interface."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import crawler.environment as ce
+from crawler import observation as obs
+from crawler import scene
+from crawler.environment import ACTION_SIZE, BRAIN_NAME, CrawlerEnvironment
+from crawler.mjcf import LEG_RADIUS, LOWER_CENTRE, LOWER_HALF, PARTS
+
+ROOT = Path(__file__).resolve().parent.parent
+UNITY_PYTHON = ROOT / ".venv-unity" / "bin" / "python"
+STILL = np.r_[np.zeros(12), -np.ones(8)]  # targets mid-range, strength 0: no drive at all
+
+
+def _env(n: int = 12, **kw) -> CrawlerEnvironment:
+    return CrawlerEnvironment(num_agents=n, verbose=False, show_viewer=False, **kw)
+
+
+def test_the_interface_has_the_course_builds_sizes() -> None:
+    env = _env()
+    brain = env.brains[env.brain_names[0]]
+    assert (env.brain_names, env.academy_name) == (["CrawlerBrain"], "CrawlerAcademy")
+    assert (brain.vector_observation_space_size, brain.vector_action_space_size) == (129, 20)
+    info = env.reset(train_mode=True)[BRAIN_NAME]
+    assert info.vector_observations.shape == (12, 129) and info.agents == list(range(12))
+    assert len(obs.labels()) == 129
+    env.close()
+
+
+def test_the_first_observation_is_the_prefabs_pose() -> None:
+    o = _env(2).reset()[BRAIN_NAME].vector_observations
+    assert np.allclose(o[0], o[1])  # every platform the same
+    first = o[0]
+    assert first[obs.TARGET_DIRECTION] == pytest.approx(1.0, abs=1e-5)  # the target 1375 ahead, along +x
+    assert first[obs.BODY_HEIGHT] == pytest.approx(2.25, abs=1e-6)
+    assert np.allclose(first[obs.BODY_FORWARD:obs.BODY_FORWARD + 3], [1, 0, 0], atol=1e-6)
+    assert np.allclose(first[obs.BODY_UP:obs.BODY_UP + 3], [0, 1, 0], atol=1e-6)
+    for part in range(1, 9):
+        start = obs.part_start(part)
+        local = first[start + obs.LOCAL_POSITION:start + obs.LOCAL_POSITION + 3]
+        distance = scene.UPPER_DISTANCE if part % 2 else scene.LOWER_DISTANCE
+        # the leg's origin in the body's frame, divided by its scale: 0.15 below, on a diagonal
+        assert np.hypot(local[0], local[2]) * scene.BODY_SCALE == pytest.approx(distance, abs=1e-5)
+        assert local[1] * scene.BODY_SCALE == pytest.approx(-scene.BODY_OFFSET[1], abs=1e-5)
+        assert first[start + obs.ROTATION:start + obs.STRENGTH + 1].tolist() == [0, 0, 0, 0]  # no action yet
+    assert first[obs.BODY:].reshape(-1)[obs.CONTACT] == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_commanded_rotations_and_strengths_are_observed(seed: int) -> None:
+    env = _env(3)
+    env.reset()
+    actions = np.random.default_rng(seed).uniform(-1.3, 1.3, (3, ACTION_SIZE))
+    o = env.step(actions)[BRAIN_NAME].vector_observations
+    t = np.clip((actions + 1) / 2, 0, 1)
+    for leg in range(4):
+        upper, lower = obs.part_start(1 + 2 * leg), obs.part_start(2 + 2 * leg)
+        assert np.allclose(o[:, upper + obs.ROTATION:upper + obs.ROTATION + 3],
+                           np.c_[t[:, 2 * leg], t[:, 2 * leg + 1], np.zeros(3)], atol=1e-6)
+        assert np.allclose(o[:, lower + obs.ROTATION:lower + obs.ROTATION + 3], np.c_[t[:, 8 + leg], np.zeros((3, 2))],
+                           atol=1e-6)
+        assert np.allclose(o[:, upper + obs.STRENGTH], t[:, 12 + leg], atol=1e-6)
+        assert np.allclose(o[:, lower + obs.STRENGTH], t[:, 16 + leg], atol=1e-6)
+
+
+def test_actions_map_onto_the_joint_limits_and_drive_forces() -> None:
+    targets, _ = ce.joint_targets(np.array([[-1.0] * 20, [1.0] * 20, [0.0] * 20]))
+    deg = np.degrees(targets)
+    assert np.allclose(deg[:, 0:4], [[-60] * 4, [0] * 4, [-30] * 4])  # hips, across the leg
+    assert np.allclose(deg[:, 4:8], [[-20] * 4, [20] * 4, [0] * 4])  # hips, about the vertical
+    assert np.allclose(deg[:, 8:12], [[0] * 4, [150] * 4, [75] * 4])  # knees
+    limits = ce.drive_limits(np.r_[np.zeros(12), np.linspace(-1, 1, 8)][None])
+    assert np.allclose(limits[0, :4], limits[0, 4:8]) and np.allclose(limits[0, :4], (np.linspace(-1, 1, 8)[:4] + 1) * 5000)
+    assert np.allclose(limits[0, 8:], (np.linspace(-1, 1, 8)[4:] + 1) * 5000)
+
+
+def test_the_drives_pull_the_joints_toward_their_targets() -> None:
+    """Knees at 75 degrees and hips level, at full strength: a crawler standing on its feet.
+    Guards the hinges' sense (a knee's range lowers the foot) and the actuators' wiring."""
+    env = _env(1)
+    env.reset()
+    action = np.r_[np.tile([1.0, 0.0], 4), np.zeros(4), np.ones(8)][None]
+    for _ in range(30):
+        info = env.step(action)[BRAIN_NAME]
+    assert not info.local_done[0]
+    knees = np.degrees(env._data.qpos[[9, 12, 15, 18]])
+    hips = np.degrees(env._data.qpos[[8, 11, 14, 17]])
+    assert np.allclose(knees, 75.0, atol=5.0) and np.allclose(hips, 0.0, atol=5.0)
+    o = info.vector_observations[0]
+    assert o[obs.BODY_HEIGHT] > scene.GROUND_TOP + 0.5  # held up by its legs
+    feet = [o[obs.part_start(2 + 2 * k) + obs.CONTACT] for k in range(4)]
+    assert feet == [1, 1, 1, 1]
+
+
+def test_a_crawler_without_drives_falls_ends_with_minus_one_and_starts_again() -> None:
+    env = _env(2)
+    env.reset()
+    still = np.tile(STILL, (2, 1))
+    first = env.step(still)[BRAIN_NAME]
+    # Falling straight down, facing the target: 0.01 per physics step, 5 per decision.
+    assert first.rewards == pytest.approx([5 * scene.REWARD_FACING] * 2, abs=2e-3)
+    for _ in range(200):
+        info = env.step(still)[BRAIN_NAME]
+        if any(info.local_done):
+            break
+    assert info.local_done == [True, True] and info.max_reached == [False, False]
+    assert info.rewards == [-1.0, -1.0]
+    body = info.vector_observations[0, obs.BODY + obs.CONTACT]
+    uppers = info.vector_observations[0, [obs.part_start(p) + obs.CONTACT for p in (1, 3, 5, 7)]]
+    assert body == 1 or uppers.any()
+    again = env.step(still)[BRAIN_NAME]
+    assert again.local_done == [False, False]
+    assert again.vector_observations[0, obs.BODY_HEIGHT] > 2.2  # back at the start, one decision in
+
+
+def test_an_episode_lasts_1000_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ce, "MAX_EPISODE_STEPS", 3)
+    env = _env(1)
+    env.reset()
+    stand = np.r_[np.tile([1.0, 0.0], 4), np.zeros(4), np.ones(8)][None]
+    done = [env.step(stand)[BRAIN_NAME] for _ in range(3)]
+    assert [i.local_done[0] for i in done] == [False, False, True] and done[-1].max_reached == [True]
+    assert ce.MAX_EPISODE_STEPS != 1000 and __import__("crawler").MAX_EPISODE_STEPS == 1000
+
+
+def test_random_play_stays_bounded() -> None:
+    """The drives' 40000 N m/rad springs, capped, are stiff: too few MuJoCo steps per physics
+    step and random play flings the crawlers (substeps=5 reaches thousands of rad/s)."""
+    env = _env(12)
+    env.reset()
+    rng = np.random.default_rng(0)
+    fastest = highest = 0.0
+    for _ in range(150):
+        info = env.step(rng.uniform(-1, 1, (12, ACTION_SIZE)))[BRAIN_NAME]
+        fastest = max(fastest, np.abs(env._data.qvel).max())
+        highest = max(highest, info.vector_observations[:, obs.BODY_HEIGHT].max())
+        assert np.isfinite(info.vector_observations).all() and np.isfinite(info.rewards).all()
+    assert fastest < 150 and highest < 25
+
+
+def test_the_same_actions_give_the_same_run_whatever_the_seed() -> None:
+    runs = []
+    for seed in (0, 7):
+        env = _env(3, seed=seed)
+        env.reset()
+        rng = np.random.default_rng(1)
+        runs.append([env.step(rng.uniform(-1, 1, (3, ACTION_SIZE)))[BRAIN_NAME].vector_observations for _ in range(20)])
+    assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    (lambda env: env.step(np.zeros((2, 19))), r"shape \(2, 20\)"),
+    (lambda env: env.step(np.full((2, 20), np.nan)), "NaN"),
+    (lambda env: env.step("fast"), "numbers"),
+    (lambda env: env.reset(config={"goal_size": 5.0}), "no reset parameters"),
+    (lambda env: setattr(env, "random_state", {"x": 1}), "no random state"),
+    (lambda env: env.render(width=0), "width"),
+    (lambda env: env.render(camera="top"), "camera"),
+])
+def test_bad_input_is_named(call, expected: str) -> None:
+    env = _env(2)
+    env.reset()
+    with pytest.raises(ValueError, match=expected):
+        call(env)
+
+
+@pytest.mark.parametrize("kwargs", [{"num_agents": 0}, {"num_agents": 2.5}, {"seed": "x"}, {"substeps": 0}])
+def test_bad_construction_is_named(kwargs: dict) -> None:
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        CrawlerEnvironment(verbose=False, **kwargs)
+
+
+def test_step_before_reset_and_after_close_say_what_to_do() -> None:
+    env = _env(1)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros((1, 20)))
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.reset()
+
+
+def test_every_part_is_observed_in_the_agents_order() -> None:
+    assert PARTS == ("body", "upper0", "lower0", "upper1", "lower1", "upper2", "lower2", "upper3", "lower3")
+    assert obs.part_start(8) + obs.LEG_PART_SIZE == obs.OBSERVATION_SIZE
+    # the lower leg's collider: 1.326 long, its centre 0.0936 beyond the leg's origin
+    assert 2 * (LOWER_HALF + LEG_RADIUS) == pytest.approx(scene.LEG_HEIGHT * scene.LOWER_LENGTH_SCALE)
+    assert LOWER_CENTRE == pytest.approx(0.0936)
+
+
+# ------------------------------------------------------------------ Gymnasium
+def test_gymnasium_envs_pass_the_checker_and_autoreset_on_the_next_step() -> None:
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    import crawler  # noqa: F401
+
+    single = gym.make("UnityCrawler-v0")
+    check_env(single.unwrapped, skip_render_check=True)
+    assert single.spec.max_episode_steps == 1000 and single.spec.reward_threshold == 2000.0
+    envs = gym.make_vec("UnityCrawler-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    first, _ = envs.reset(seed=0)
+    still = np.tile(STILL, (2, 1)).astype(np.float32)
+    for _ in range(200):
+        _, rewards, terminated, truncated, _ = envs.step(still)
+        if terminated.any():
+            break
+    assert terminated.all() and not truncated.any() and (rewards == -1).all()
+    restart, rewards, terminated, _, _ = envs.step(still)
+    assert np.array_equal(restart[:, :obs.BODY], first[:, :obs.BODY]) and (rewards == 0).all() and not terminated.any()
+    envs.close()
+
+
+# ------------------------------------------------------------ the Unity stand-in
+def test_the_standin_serves_the_crawler() -> None:
+    from reacher.unity import protocol as proto
+    from reacher.unity.standin import StandIn, default_env_factory, parse_args
+
+    args = parse_args(["--env", "crawler"])
+    assert args.num_agents == 12
+    standin = StandIn(lambda n, s: default_env_factory(n, s, env="crawler"), 2, title="Crawler")
+    init = standin.init_message().unity_output.rl_initialization_output
+    assert init.name == "CrawlerAcademy"
+    brain = init.brain_parameters[0]
+    assert (brain.brain_name, brain.vector_observation_size, brain.vector_action_size) == ("CrawlerBrain", 129, 20)
+    msg = proto.UnityMessage()
+    msg.header.status = 200
+    msg.unity_input.rl_input.command = proto.RESET
+    out = standin.handle(msg).unity_output.rl_output.agentInfos["CrawlerBrain"].value
+    assert len(out) == 2 and len(out[0].stacked_vector_observation) == 129
+    standin.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def test_the_genuine_client_plays_the_standin_until_an_agent_is_done() -> None:
+    if not UNITY_PYTHON.exists():
+        message = f"{UNITY_PYTHON} is missing: run `make unity` to install the genuine client"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    done = subprocess.run([str(UNITY_PYTHON), str(ROOT / "tests" / "crawler_client_driver.py"), str(_free_port())],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (seen["brain"], seen["agents"], seen["actions"], seen["observations"]) == ("CrawlerBrain", 12, 20, 129)
+    assert any(seen["done"]) and seen["finite"] and seen["steps"] < 1000
