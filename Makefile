@@ -54,7 +54,7 @@ unity: setup
 # PYTEST_ARGS: more pytest options (benchmarks/bench_tests.py times the suite through it).
 test: setup sweep-setup unity
 	$(PY) -m ruff check .
-	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb \
+	REACHER_QUICK=1 $(PY) -m pytest tests --nbval-lax --nbval-current-env Continuous_Control.ipynb MountainCarContinuous.ipynb Crawler.ipynb \
 		-n auto --dist loadfile $(PYTEST_ARGS)
 
 bench: setup

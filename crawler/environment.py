@@ -25,7 +25,20 @@ import numpy as np
 
 from crawler import MAX_EPISODE_STEPS, scene
 from crawler import observation as obs
-from crawler.mjcf import ACTUATED, N_LEGS, OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH, PARTS, SUBSTEPS_PER_PHYSICS_STEP, build_mjcf
+from crawler.mjcf import (
+    ACTUATED,
+    BODY_RADIUS,
+    LEG_RADIUS,
+    LOWER_CENTRE,
+    LOWER_HALF,
+    N_LEGS,
+    OFFSCREEN_HEIGHT,
+    OFFSCREEN_WIDTH,
+    PARTS,
+    SUBSTEPS_PER_PHYSICS_STEP,
+    UPPER_HALF,
+    build_mjcf,
+)
 from reacher.brain import BrainInfo, BrainParameters
 from reacher.display import x_display_reachable
 from reacher.mujoco_gl import mujoco
@@ -36,6 +49,9 @@ ACTION_SIZE = 20
 N_PARTS = len(PARTS)
 QPOS_PER_AGENT = 7 + 3 * N_LEGS  # the body's free joint, then hip y, hip x, knee per leg
 DOF_PER_AGENT = 6 + 3 * N_LEGS
+_RADIUS = np.array([BODY_RADIUS] + [LEG_RADIUS] * 8)  # the parts' shapes, PARTS' order
+_HALF = np.array([0.0] + [UPPER_HALF, LOWER_HALF] * 4)  # half the cylinder (the body is a sphere)
+_CENTRE = np.array([0.0] + [0.0, LOWER_CENTRE] * 4)  # the collider's centre along the part's own y
 _ENDS = np.array([True, True, False, True, False, True, False, True, False])  # body and upper legs: -1, done
 
 
@@ -257,14 +273,13 @@ class CrawlerEnvironment:
         self._read_contacts()
 
     def _read_contacts(self) -> None:
-        d = self._data
-        self._touching[:] = False
-        if d.ncon:
-            pairs = d.contact.geom[: d.ncon]
-            near = d.contact.dist[: d.ncon] <= scene.CONTACT_OFFSET
-            other = np.where(pairs[:, 0] == self._ground, pairs[:, 1], np.where(pairs[:, 1] == self._ground, pairs[:, 0], -1))
-            owner = self._geom_owner[other[(other >= 0) & near]]
-            self._touching.ravel()[owner[owner >= 0]] = True
+        """Which parts touch the ground: within Unity's contact offset of the platform's top, as
+        GroundContact hears of it (the ground is a plane, so the distance is exact)."""
+        d, b = self._data, self._bodies
+        axis_y = d.xmat[b, 4]  # each part's own y axis (the capsules' length), its world y component
+        centre_y = d.xpos[b, 1] + axis_y * _CENTRE
+        lowest = centre_y - np.abs(axis_y) * _HALF - _RADIUS
+        np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET, out=self._touching)
 
     def _simulate(self) -> np.ndarray:
         """Run one decision's physics steps; the decision's reward per agent."""

@@ -20,8 +20,9 @@ of hinges holds the same degrees of freedom exactly. Each hinge has a position a
 the slerp drive's spring and damper, whose force limit (the agent's strength) the environment
 sets each decision. Mass, centre of mass and inertia come from the colliders, as Unity computes
 them. The ground is one plane at the platforms' top, y = 0.5 (each platform's own ground is a
-1500 x 50 box beside its neighbours'), so the crawlers never meet (50 apart in z). Its contacts
-are found within Unity's contact offset, 0.01, and push only once the shapes meet.
+1500 x 50 box beside its neighbours'), so the crawlers never meet (50 apart in z). Shapes rest on it
+at contact, as PhysX's rest offset of 0 has them; the environment hears of a touch within
+Unity's contact offset, 0.01.
 """
 
 from __future__ import annotations
@@ -154,8 +155,7 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> st
   </asset>
   <worldbody>
     <light pos="0 60 {mid:.6g}" dir="0 -1 0" directional="true"/>
-    <geom name="ground" type="plane" size="2000 2000 1" pos="0 {scene.GROUND_TOP:g} 0" quat="0.70710678 -0.70710678 0 0" material="grid"
-      margin="{scene.CONTACT_OFFSET:g}" gap="{scene.CONTACT_OFFSET:g}"/>
+    <geom name="ground" type="plane" size="2000 2000 1" pos="0 {scene.GROUND_TOP:g} 0" quat="0.70710678 -0.70710678 0 0" material="grid"/>
     <camera name="overview" pos="-215 25 {mid:.6g}" xyaxes="0 0 -1 0.75 0.66 0"/>
 {crawlers}
   </worldbody>

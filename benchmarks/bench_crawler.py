@@ -1,0 +1,98 @@
+"""The Crawler over seeds: train.py's Crawler settings for a fixed budget of environment steps per
+seed, one seed after another, then each run's final actor played greedily.
+
+    python -m benchmarks.bench_crawler --seeds 0-4 --max-env-steps 300000 \\
+        --json benchmarks/results/crawler_5_seeds/bench_crawler_5seeds.json
+
+Each seed is a plain ``train.py --env UnityCrawler-v0 --num-envs 12`` run (its folder under
+``--runs``), timed as a whole process on the machine as it is: run it alone. Per seed it records
+the episodes and environment steps run, the wall-clock, the training curve (the 100-episode
+average of the 12 crawlers' mean score, every 10 episodes, against environment steps and
+seconds), its best and final value, and the greedy score: one episode of ``evaluate.py`` (the
+scene draws nothing at random and the greedy actor is deterministic, so every episode and every
+crawler is the same). Scores are ML-Agents' units: the reward summed over an episode's 5,000
+physics steps, as its published "Benchmark Mean Reward" of 2000 counts them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV_ID = "UnityCrawler-v0"
+AGENTS = 12
+
+
+def _seeds(text: str) -> list[int]:
+    low, _, high = text.partition("-")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def _curve(metrics: list[dict[str, str]]) -> list[dict[str, float]]:
+    """Every 10th episode of metrics.csv: environment steps, seconds and the 100-episode average."""
+    return [{"episode": int(m["episode"]), "env_steps": int(float(m["env_steps"])), "seconds": round(float(m["wall_s"]), 1),
+             "avg100": round(float(m["average100"]), 3)} for m in metrics if int(m["episode"]) % 10 == 0]
+
+
+def run_seed(seed: int, max_env_steps: int, runs: Path) -> dict[str, Any]:
+    """Train one seed and score its final actor."""
+    out = runs / f"seed{seed}"
+    command = [sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
+               "--max-env-steps", str(max_env_steps), "--episodes", "100000", "--out", str(out), "--force",
+               "--quiet", "--no-progress"]
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    record = json.loads((out / "run.json").read_text())
+    with open(out / "metrics.csv") as f:
+        metrics = list(csv.DictReader(f))
+    evaluation = runs / f"seed{seed}-eval"
+    subprocess.run([sys.executable, "evaluate.py", "--run", str(out), "--episodes", "1", "--agents", "1",
+                    "--out", str(evaluation), "--no-progress"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    greedy = json.loads((evaluation / "evaluation.json").read_text())
+    curve = _curve(metrics)
+    return {"seed": seed, "episodes": len(metrics), "env_steps": record["env_steps"], "wall_s": round(wall, 1),
+            "best_avg100": max(c["avg100"] for c in curve) if curve else None,
+            "final_avg100": curve[-1]["avg100"] if curve else None,
+            "greedy_score": round(float(greedy["mean"]), 3), "run": str(out), "curve": curve}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0-4", help="a seed or a range, e.g. 0-4")
+    parser.add_argument("--max-env-steps", type=int, default=300_000, help="per seed (12 crawlers: a twelfth in decisions)")
+    parser.add_argument("--runs", default="runs/bench_crawler", help="where the runs go")
+    parser.add_argument("--json", default=None, help="write the results here")
+    args = parser.parse_args(argv)
+    results = []
+    for seed in _seeds(args.seeds):
+        r = run_seed(seed, args.max_env_steps, ROOT / args.runs)
+        results.append(r)
+        print(f"seed {seed}: {r['episodes']} episodes, {r['env_steps']:,} steps in {r['wall_s']:.0f} s; "
+              f"avg100 best {r['best_avg100']}, final {r['final_avg100']}; greedy {r['greedy_score']}", flush=True)
+    greedy = [r["greedy_score"] for r in results]
+    print(f"greedy score: median {np.median(greedy):.1f} (range {min(greedy):.1f} to {max(greedy):.1f}); "
+          f"ML-Agents' published benchmark 2000")
+    if args.json:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        report = {"benchmark": "bench_crawler", "env_id": ENV_ID, "agents": AGENTS, "max_env_steps": args.max_env_steps,
+                  "commit": commit, "machine": {"cpu": platform.processor() or platform.machine(),
+                                                "cpu_count": __import__("os").cpu_count()},
+                  "mlagents_benchmark": 2000.0, "seeds": results}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
