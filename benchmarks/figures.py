@@ -310,3 +310,48 @@ def matches(pattern: str, name: str) -> list[Record]:
         raise ResultError(f"{rel(name)}: nothing in it reads as {pattern!r}")
     return found
 
+
+
+# --------------------------------------------------------------------------- the Crawler (docs/crawler.md)
+
+def crawler_sources() -> str:
+    """Every number of the Crawler scene with the file and field it comes from (crawler/scene.py)."""
+    from crawler.scene import SOURCES
+
+    return table({"quantity": "{what}", "value": "{value}", "file": "`{file}`", "field or line": "{field}"},
+                 [s._asdict() for s in SOURCES])
+
+
+def crawler_observation_rows() -> str:
+    """The 129 observation values by index range (crawler/observation.py)."""
+    from crawler import observation as o
+    from crawler.mjcf import PARTS
+
+    rows = [["0-2", "direction to the target, normalised", "world"], ["3", "the body's height", "world y"],
+            ["4-6", "the body's forward axis", "world"], ["7-9", "the body's up axis", "world"]]
+    for part, name in enumerate(PARTS):
+        first = o.part_start(part)
+        last = first + (o.PART_SIZE if part == 0 else o.LEG_PART_SIZE) - 1
+        what = "on the ground (0/1), velocity, angular velocity (rad/s)"
+        if part:
+            what += ", its origin in the body's frame (/1.05), commanded rotation x, y, z in [0, 1], strength in [0, 1]"
+        rows.append([f"{first}-{last}", f"{name}: {what}", "world; body"])
+    return table(["index", "values", "frame"], rows)
+
+
+def crawler_physx_rows() -> str:
+    """The built-in Crawler against PhysX 4.1, policy by policy (crawler_physics/crawler_physx.json)."""
+    data = load("crawler_physx.json").policies
+    rows = []
+    for policy in ("still", "stand", "uniform", "gauss"):
+        m, p = data[policy].mujoco, data[policy].physx
+        h30 = "-" if m.median_height30 is None else f"{m.median_height30:.2f} / {p.median_height30:.2f}"
+        rows.append([policy, m.episodes, f"{m.median_decisions:g} / {p.median_decisions:g}",
+                     f"{m.mean_score:.2f} / {p.mean_score:.2f}", f"{m.median_top_speed:.2f} / {p.median_top_speed:.2f}", h30])
+    return table(["policy", "episodes", "decisions, median (MuJoCo / PhysX)", "score, mean", "top body speed, median",
+                  "body height at decision 30, median"], rows)
+
+
+def crawler_seeds() -> list[Record]:
+    """The 5-seed Crawler benchmark's seeds (crawler_5_seeds/bench_crawler_5seeds.json)."""
+    return list(load("bench_crawler_5seeds.json").seeds)

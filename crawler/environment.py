@@ -145,13 +145,24 @@ class CrawlerEnvironment:
 
     @property
     def random_state(self) -> dict[str, Any]:
-        """Empty: the scene draws nothing at random (saved with a run like Reacher's goals)."""
-        return {}
+        """What carries over from one episode to the next: the scene draws nothing at random, but
+        each crawler's last commanded joint rotations and strengths stay in its observation across
+        a reset (BodyPart.Reset leaves them). Saved with a run, so a resumed run sees what the
+        uninterrupted one would."""
+        return {"commanded_rotation": self._norm_rot.tolist(), "commanded_strength": self._strength.tolist()}
 
     @random_state.setter
     def random_state(self, state: dict[str, Any]) -> None:
-        if state:
-            raise ValueError(f"the Crawler has no random state to restore, got {sorted(state)}")
+        expected = {"commanded_rotation", "commanded_strength"}
+        if not isinstance(state, Mapping) or set(state) != expected:
+            raise ValueError(f"the Crawler's state is a dict with the keys {sorted(expected)}, got "
+                             f"{sorted(state) if isinstance(state, Mapping) else type(state).__name__}")
+        rotation = np.asarray(state["commanded_rotation"], dtype=np.float64)
+        strength = np.asarray(state["commanded_strength"], dtype=np.float64)
+        if rotation.shape != self._norm_rot.shape or strength.shape != self._strength.shape:
+            raise ValueError(f"the saved state is for {len(rotation)} crawler(s), this environment has {self.num_agents}")
+        self._norm_rot, self._strength = rotation, strength
+        self._observe()
 
     @property
     def global_done(self) -> bool:

@@ -127,7 +127,7 @@ class CrawlerVectorEnv(VectorEnv):
 
     @property
     def random_state(self) -> dict[str, Any]:
-        """Nothing to save: the scene draws nothing at random (GymEnvironment saves it with a run)."""
+        """What carries over between episodes (CrawlerEnvironment.random_state: the last commands), saved with a run."""
         return self._env.random_state
 
     @random_state.setter

@@ -163,7 +163,8 @@ def test_the_same_actions_give_the_same_run_whatever_the_seed() -> None:
     (lambda env: env.step(np.full((2, 20), np.nan)), "NaN"),
     (lambda env: env.step("fast"), "numbers"),
     (lambda env: env.reset(config={"goal_size": 5.0}), "no reset parameters"),
-    (lambda env: setattr(env, "random_state", {"x": 1}), "no random state"),
+    (lambda env: setattr(env, "random_state", {"x": 1}), "commanded_rotation"),
+    (lambda env: setattr(env, "random_state", _env(3).random_state), "for 3 crawler"),
     (lambda env: env.render(width=0), "width"),
     (lambda env: env.render(camera="top"), "camera"),
 ])
@@ -258,3 +259,49 @@ def test_the_genuine_client_plays_the_standin_until_an_agent_is_done() -> None:
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert (seen["brain"], seen["agents"], seen["actions"], seen["observations"]) == ("CrawlerBrain", 12, 20, 129)
     assert any(seen["done"]) and seen["finite"] and seen["steps"] < 1000
+
+
+# ------------------------------------------------------------ train.py, resume, watch, evaluate
+def test_train_resumes_a_crawler_run_exactly_and_watch_and_evaluate_replay_it(tmp_path) -> None:
+    import torch
+
+    import evaluate as evaluate_mod
+    import train as train_mod
+    import watch as watch_mod
+
+    base = ["--env", "UnityCrawler-v0", "--num-envs", "3", "--max-t", "25", "--no-progress", "--quiet",
+            "--save-buffer", "--config", '{"warmup": 60}']
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train_mod.main([*base, "--episodes", "3", "--out", str(whole)]) == 0
+    assert train_mod.main([*base, "--episodes", "2", "--out", str(parts)]) == 0
+    assert train_mod.main(["--resume", str(parts), "--episodes", "3", "--no-progress", "--quiet"]) == 0
+    a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
+    b = np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1)
+    assert a.shape == (3, 4)
+    np.testing.assert_array_equal(a, b)
+    x, y = torch.load(whole / "checkpoint_actor.pth"), torch.load(parts / "checkpoint_actor.pth")
+    assert all(torch.equal(x[k], y[k]) for k in x)
+    record = json.loads((whole / "run.json").read_text())
+    assert record["target_score"] == 2000.0 and record["n_agents"] == 3
+    video = tmp_path / "crawler.gif"
+    assert watch_mod.main(["--run", str(whole), "--out", str(video), "--steps", "6", "--every", "3"]) == 0
+    import imageio.v2 as imageio
+
+    assert imageio.imread(video).shape[:2] == (480, 640)
+    assert evaluate_mod.main(["--run", str(whole), "--episodes", "1", "--agents", "1", "--no-progress",
+                              "--out", str(tmp_path / "eval")]) == 0
+    summary = json.loads((tmp_path / "eval" / "evaluation.json").read_text())
+    assert summary["environment"] == "UnityCrawler-v0" and np.isfinite(summary["mean"])
+
+
+@pytest.mark.parametrize(("preset", "switched"), [("td3", {"twin_critics": True, "policy_delay": 2}),
+                                                  ("redq", {"ensemble": 10, "ensemble_subset": 2})])
+def test_train_runs_the_variants_on_the_crawler(tmp_path, preset: str, switched: dict) -> None:
+    import train as train_mod
+
+    out = tmp_path / preset
+    config = json.dumps({"preset": preset, "warmup": 30, "batch_size": 16})
+    assert train_mod.main(["--env", "UnityCrawler-v0", "--num-envs", "2", "--max-t", "20", "--episodes", "2",
+                           "--config", config, "--out", str(out), "--no-progress", "--quiet"]) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert {k: record["config"][k] for k in switched} == switched and record["learner_updates"] > 0

@@ -1,3 +1,4 @@
-"""The stand-in for the Unity Reacher binary: the unityagents 0.4 ("API-4") gRPC protocol
-(`protocol`), the server that serves the built-in environment through it (`standin`),
-and the scripts the `Reacher_Linux*/` executables run (`standin.sh`, `setup.sh`)."""
+"""The stand-in for the course's Unity binaries: the unityagents 0.4 ("API-4") gRPC protocol
+(`protocol`), the server that serves a built-in environment through it (`standin`: Reacher, or
+the Crawler of `crawler/` with `--env crawler`), and the scripts the `Reacher_Linux*/` and
+`Crawler_Linux/` executables run (`standin.sh`, `setup.sh`)."""

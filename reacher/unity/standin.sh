@@ -1,7 +1,7 @@
 #!/bin/sh
-# Runs the stand-in for the Unity Reacher binary (reacher/unity/standin.py) with this
+# Runs the stand-in for the Unity binaries (reacher/unity/standin.py: Reacher, or --env crawler) with this
 # project's own Python, whatever venv the launching unityagents client runs in.
-# Usage: standin.sh [--num-agents N] [--port P] [Unity flags, ignored]
+# Usage: standin.sh [--env reacher|crawler] [--num-agents N] [--port P] [Unity flags, ignored]
 # Environment: REACHER_PYTHON overrides the interpreter (default: <project>/.venv/bin/python).
 set -eu
 # Resolve symlinks so a linked Reacher_Linux_NoVis/ folder still finds the project.
