@@ -64,7 +64,8 @@ def run_seed(seed: int, max_env_steps: int, runs: Path) -> dict[str, Any]:
     return {"seed": seed, "episodes": len(metrics), "env_steps": record["env_steps"], "wall_s": round(wall, 1),
             "best_avg100": max(c["avg100"] for c in curve) if curve else None,
             "final_avg100": curve[-1]["avg100"] if curve else None,
-            "greedy_score": round(float(greedy["mean"]), 3), "run": str(out), "curve": curve}
+            "greedy_score": round(float(greedy["mean"]), 3),
+            "run": out.relative_to(ROOT).as_posix() if out.is_relative_to(ROOT) else str(out), "curve": curve}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", default="runs/bench_crawler", help="where the runs go")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     results = []
     for seed in _seeds(args.seeds):
         r = run_seed(seed, args.max_env_steps, ROOT / args.runs)
@@ -84,7 +86,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"greedy score: median {np.median(greedy):.1f} (range {min(greedy):.1f} to {max(greedy):.1f}); "
           f"ML-Agents' published benchmark 2000")
     if args.json:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         report = {"benchmark": "bench_crawler", "env_id": ENV_ID, "agents": AGENTS, "max_env_steps": args.max_env_steps,
                   "commit": commit, "machine": {"cpu": platform.processor() or platform.machine(),
                                                 "cpu_count": __import__("os").cpu_count()},

@@ -1,7 +1,7 @@
 """The built-in Crawler's physics: against PhysX 4.1 running the same crawler, and against itself
 with fewer or more MuJoCo steps per physics step.
 
-    python -m benchmarks.bench_crawler_physics --json benchmarks/results/crawler_physics/physics.json
+    python -m benchmarks.bench_crawler_physics --json benchmarks/results/crawler_physics/crawler_physx.json
 
 PhysX's side is `tests/physx_reference/crawler_physx_4_1.txt`, the output of
 `benchmarks/physx/crawler_physx --episodes 40` (built by `benchmarks/physx/build.sh`); both sides

@@ -60,6 +60,15 @@ def yaw_matrix(deg: float) -> np.ndarray:
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
+def look_axes(direction: np.ndarray) -> np.ndarray:
+    """A camera's x (image right) and y (image up) axes as columns, looking along direction with
+    Unity's y up (MuJoCo's cameras look along their -z)."""
+    z = -np.asarray(direction, dtype=float) / np.linalg.norm(direction)
+    x = np.cross([0.0, 1.0, 0.0], z)
+    x /= np.linalg.norm(x)
+    return np.stack([x, np.cross(z, x)], axis=1)
+
+
 def _quat(matrix: np.ndarray) -> str:
     import mujoco
 
@@ -122,7 +131,10 @@ def _crawler(i: int) -> str:
             "</body>", "</body>",
         ]
     if i == 0:
-        parts.append('<camera name="follow" mode="trackcom" pos="-4 4 -6" xyaxes="0.83 0 -0.55 0.3 0.9 0.45"/>')
+        # Behind and to the side of crawler 0, looking at it; it keeps that offset as the crawler moves.
+        offset = np.array([-6.0, 3.5, 5.0])
+        parts.append(f'<camera name="follow" mode="trackcom" pos="{_vec(body_rot.T @ offset)}" '
+                     f'xyaxes="{_vec((body_rot.T @ look_axes(-offset)).T.ravel()[:6])}"/>')
     parts.append("</body>")
     target = np.array([scene.TARGET[0], scene.TARGET[1], origin[2]])
     parts.append(f'<geom name="target{i}" type="box" size="0.5 0.5 0.5" pos="{_vec(target)}" material="target" '
@@ -139,11 +151,17 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> st
         for i in range(num_agents) for name in ACTUATED)
     crawlers = "\n".join(_crawler(i) for i in range(num_agents))
     mid = 0.5 * (agent_origin(0)[2] + agent_origin(num_agents - 1)[2])
+    first = agent_origin(min(1, num_agents - 1))  # the overview looks along the row from its end
+    overview = first + np.array([-14.0, 12.0, -80.0])
     return f"""<mujoco model="unity_crawler">
   <compiler angle="degree" inertiafromgeom="true"/>
   <option timestep="{scene.PHYSICS_DT / substeps:.9g}" gravity="0 {scene.GRAVITY:g} 0" integrator="implicitfast"/>
   <size memory="64M"/>
-  <visual><global offwidth="{OFFSCREEN_WIDTH}" offheight="{OFFSCREEN_HEIGHT}"/><quality shadowsize="2048"/></visual>
+  <!-- The clipping planes scale with the model's extent, which the far targets and the wide ground
+       would make hundreds of units: a crawler is about 5 across. -->
+  <statistic extent="20" center="{_vec(agent_origin(0))}"/>
+  <visual><global offwidth="{OFFSCREEN_WIDTH}" offheight="{OFFSCREEN_HEIGHT}"/><quality shadowsize="2048"/>
+    <map znear="0.005" zfar="60"/></visual>
   <default><geom friction="{scene.FRICTION:g} 0.005 0.0001"/></default>
   <asset>
     <texture name="grid" type="2d" builtin="checker" rgb1=".2 .23 .27" rgb2=".15 .17 .2" width="512" height="512"/>
@@ -156,7 +174,7 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> st
   <worldbody>
     <light pos="0 60 {mid:.6g}" dir="0 -1 0" directional="true"/>
     <geom name="ground" type="plane" size="2000 2000 1" pos="0 {scene.GROUND_TOP:g} 0" quat="0.70710678 -0.70710678 0 0" material="grid"/>
-    <camera name="overview" pos="-215 25 {mid:.6g}" xyaxes="0 0 -1 0.75 0.66 0"/>
+    <camera name="overview" pos="{_vec(overview)}" xyaxes="{_vec(look_axes(first - overview).T.ravel()[:6])}"/>
 {crawlers}
   </worldbody>
   <actuator>

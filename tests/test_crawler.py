@@ -305,3 +305,19 @@ def test_train_runs_the_variants_on_the_crawler(tmp_path, preset: str, switched:
                            "--config", config, "--out", str(out), "--no-progress", "--quiet"]) == 0
     record = json.loads((out / "run.json").read_text())
     assert {k: record["config"][k] for k in switched} == switched and record["learner_updates"] > 0
+
+
+def test_the_readme_shows_the_committed_crawler_run_made_by_its_command() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "](docs/media/crawler.gif)" in readme
+    command = (".venv/bin/python watch.py --run benchmarks/results/crawler_5_seeds/seed4 --out docs/media/crawler.gif "
+               "--steps 120 --every 3 --fps 10")
+    assert command in " ".join(readme.split())
+    gif = ROOT / "docs" / "media" / "crawler.gif"
+    assert gif.stat().st_size <= 2_000_000
+    from PIL import Image
+
+    with Image.open(gif) as image:  # decisions 0, 3, ..., 120 at the task's 640x480
+        assert (image.n_frames, image.size) == (41, (640, 480))
+    run = json.loads((ROOT / "benchmarks/results/crawler_5_seeds/seed4/run.json").read_text())
+    assert run["env_id"] == "UnityCrawler-v0" and run["seed"] == 4
