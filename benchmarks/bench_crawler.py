@@ -69,7 +69,7 @@ def run_seed(seed: int, max_env_steps: int, runs: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--seeds", default="0-4", help="a seed or a range, e.g. 0-4")
     parser.add_argument("--max-env-steps", type=int, default=300_000, help="per seed (12 crawlers: a twelfth in decisions)")
     parser.add_argument("--runs", default="runs/bench_crawler", help="where the runs go")

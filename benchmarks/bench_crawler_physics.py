@@ -57,7 +57,7 @@ def substeps(counts: tuple[int, ...] = (5, 10, 20, 40), decisions: int = 150) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--episodes", type=int, default=40, help="random-play episodes per policy (the reference has 40)")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)

@@ -321,3 +321,17 @@ def test_the_readme_shows_the_committed_crawler_run_made_by_its_command() -> Non
         assert (image.n_frames, image.size) == (41, (640, 480))
     run = json.loads((ROOT / "benchmarks/results/crawler_5_seeds/seed4/run.json").read_text())
     assert run["env_id"] == "UnityCrawler-v0" and run["seed"] == 4
+
+
+def test_the_seed_benchmark_records_each_seeds_run_and_greedy_score(tmp_path) -> None:
+    from benchmarks import bench_crawler
+
+    out = tmp_path / "bench.json"
+    assert bench_crawler.main(["--seeds", "3", "--max-env-steps", "2400", "--runs", str(tmp_path / "runs"),
+                               "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    (seed,) = report["seeds"]
+    assert seed["seed"] == 3 and 2388 <= seed["env_steps"] <= 2400 and seed["episodes"] >= 1
+    evaluation = json.loads((tmp_path / "runs" / "seed3-eval" / "evaluation.json").read_text())
+    assert seed["greedy_score"] == pytest.approx(evaluation["mean"], abs=1e-3)
+    assert report["mlagents_benchmark"] == 2000.0 and report["max_env_steps"] == 2400
