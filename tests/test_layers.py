@@ -1,6 +1,6 @@
 """The house's shape: modules small enough to read, imports in layers, no import cycle (issue 67).
 
-Layers, lowest first: ``common`` (what everything shares: the CPU count), ``reacher`` (the environment),
+Layers, lowest first: ``common`` (what everything shares: the CPU count), ``reacher`` and ``crawler`` (the environments),
 ``model.py`` and ``ddpg_agent.py`` (the course's files), ``ddpg`` (the package around them), the
 commands (``train.py``, ``watch.py``, ``evaluate.py``, ``sweep.py``), ``benchmarks``. A module imports
 from its own layer or lower ones, anywhere in its code; and the modules' top-level imports form no
