@@ -3,6 +3,8 @@ seed, one seed after another, then each run's final actor played greedily.
 
     python -m benchmarks.bench_crawler --seeds 0-4 --max-env-steps 300000 \\
         --json benchmarks/results/crawler_5_seeds/bench_crawler_5seeds.json
+    python -m benchmarks.bench_crawler --config '{"preset": "td3"}' --runs runs/bench_crawler_td3 \\
+        --json benchmarks/results/crawler_5_seeds/bench_crawler_td3_5seeds.json
 
 Each seed is a plain ``train.py --env UnityCrawler-v0 --num-envs 12`` run (its folder under
 ``--runs``), timed as a whole process on the machine as it is: run it alone. Per seed it records
@@ -44,12 +46,12 @@ def _curve(metrics: list[dict[str, str]]) -> list[dict[str, float]]:
              "avg100": round(float(m["average100"]), 3)} for m in metrics if int(m["episode"]) % 10 == 0]
 
 
-def run_seed(seed: int, max_env_steps: int, runs: Path) -> dict[str, Any]:
-    """Train one seed and score its final actor."""
+def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None) -> dict[str, Any]:
+    """Train one seed (with train.py's --config, if given) and score its final actor."""
     out = runs / f"seed{seed}"
     command = [sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
                "--max-env-steps", str(max_env_steps), "--episodes", "100000", "--out", str(out), "--force",
-               "--quiet", "--no-progress"]
+               "--quiet", "--no-progress", *(["--config", config] if config else [])]
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
@@ -73,12 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="0-4", help="a seed or a range, e.g. 0-4")
     parser.add_argument("--max-env-steps", type=int, default=300_000, help="per seed (12 crawlers: a twelfth in decisions)")
     parser.add_argument("--runs", default="runs/bench_crawler", help="where the runs go")
+    parser.add_argument("--config", default=None, help="train.py's --config for every seed, e.g. '{\"preset\": \"td3\"}'")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     results = []
     for seed in _seeds(args.seeds):
-        r = run_seed(seed, args.max_env_steps, ROOT / args.runs)
+        r = run_seed(seed, args.max_env_steps, ROOT / args.runs, args.config)
         results.append(r)
         print(f"seed {seed}: {r['episodes']} episodes, {r['env_steps']:,} steps in {r['wall_s']:.0f} s; "
               f"avg100 best {r['best_avg100']}, final {r['final_avg100']}; greedy {r['greedy_score']}", flush=True)
@@ -87,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
           f"ML-Agents' published benchmark 2000")
     if args.json:
         report = {"benchmark": "bench_crawler", "env_id": ENV_ID, "agents": AGENTS, "max_env_steps": args.max_env_steps,
+                  "config": json.loads(args.config) if args.config else {},
                   "commit": commit, "machine": {"cpu": platform.processor() or platform.machine(),
                                                 "cpu_count": __import__("os").cpu_count()},
                   "mlagents_benchmark": 2000.0, "seeds": results}
