@@ -323,20 +323,17 @@ def crawler_sources() -> str:
 
 
 def crawler_observation_rows() -> str:
-    """The 129 observation values by index range (crawler/observation.py)."""
+    """The 129 observation values by index range, each with its source line (crawler/observation.py)."""
     from crawler import observation as o
-    from crawler.mjcf import PARTS
 
-    rows = [["0-2", "direction to the target, normalised", "world"], ["3", "the body's height", "world y"],
-            ["4-6", "the body's forward axis", "world"], ["7-9", "the body's up axis", "world"]]
-    for part, name in enumerate(PARTS):
-        first = o.part_start(part)
-        last = first + (o.PART_SIZE if part == 0 else o.LEG_PART_SIZE) - 1
-        what = "on the ground (0/1), velocity, angular velocity (rad/s)"
-        if part:
-            what += ", its origin in the body's frame (/1.05), commanded rotation x, y, z in [0, 1], strength in [0, 1]"
-        rows.append([f"{first}-{last}", f"{name}: {what}", "world; body"])
-    return table(["index", "values", "frame"], rows)
+    return table(["index", "values", "frame", "added by"], [[i, w, f, f"`{src}`"] for i, w, f, src in o.blocks()])
+
+
+def crawler_action_rows() -> str:
+    """The 20 action values by index range, each with its source line (crawler/environment.py)."""
+    from crawler.environment import ACTIONS
+
+    return table(["index", "what it sets", "read by"], [[i, w, f"`{src}`"] for i, w, src in ACTIONS])
 
 
 def crawler_physx_rows() -> str:

@@ -55,6 +55,19 @@ _CENTRE = np.array([0.0] + [0.0, LOWER_CENTRE] * 4)  # the collider's centre alo
 _ENDS = np.array([True, True, False, True, False, True, False, True, False])  # body and upper legs: -1, done
 
 
+# The action by index: (indices, meaning, the line of ML-Agents' code that reads them), for docs/crawler.md.
+ACTIONS = (
+    ("0-7", "hip targets of legs 0-3 in pairs: across the leg, -60 to 0 degrees; about the vertical, -20 to 20",
+     "CrawlerAgent.AgentAction: bpDict[legNUpper].SetJointTargetRotation(vectorAction[2N], vectorAction[2N + 1], 0)"),
+    ("8-11", "knee targets of legs 0-3, 0 to 150 degrees",
+     "CrawlerAgent.AgentAction: bpDict[legNLower].SetJointTargetRotation(vectorAction[8 + N], 0, 0)"),
+    ("12-15", "upper legs' strengths: the hip's drive up to (s + 1) / 2 x 10000",
+     "CrawlerAgent.AgentAction: bpDict[legNUpper].SetJointStrength(vectorAction[12 + N])"),
+    ("16-19", "lower legs' strengths: the knee's drive likewise",
+     "CrawlerAgent.AgentAction: bpDict[legNLower].SetJointStrength(vectorAction[16 + N])"),
+)
+
+
 def joint_targets(actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Actions (n, 20) as JointDriveController reads them: the targets (n, 12) in radians in the
     actuators' order (hip x of legs 0-3, hip y, knee) and their normalised values (n, 12) in [0, 1]."""

@@ -36,6 +36,28 @@ def part_start(part: int) -> int:
     return BODY if part == 0 else LEGS + LEG_PART_SIZE * (part - 1)
 
 
+_AGENT = "CrawlerAgent.cs"
+
+
+def blocks() -> list[tuple[str, str, str, str]]:
+    """The observation by index range: (indices, values, frame, the line of ML-Agents' code that adds
+    them), for docs/crawler.md."""
+    out = [("0-2", "direction to the target, normalised", "world", f"{_AGENT} CollectObservations: AddVectorObs(dirToTarget.normalized)"),
+           ("3", "the body's height", "world y", f"{_AGENT}: AddVectorObs(body.transform.position.y)"),
+           ("4-6", "the body's forward axis", "world", f"{_AGENT}: AddVectorObs(body.forward)"),
+           ("7-9", "the body's up axis", "world", f"{_AGENT}: AddVectorObs(body.up)")]
+    body = f"{_AGENT} CollectObservationBodyPart: groundContact.touchingGround, rb.velocity, rb.angularVelocity"
+    out.append((f"{BODY}-{BODY + PART_SIZE - 1}", "body: on the ground (0/1), velocity, angular velocity (rad/s)", "world",
+                body))
+    legs = ", ".join(f"{part_start(p)}-{part_start(p) + LEG_PART_SIZE - 1} {name}" for p, name in enumerate(PARTS) if p)
+    out.append((legs, "each leg part, 14 values: on the ground, velocity (3), angular velocity (3); its origin in the "
+                "body's frame (3, divided by the body's scale 1.05); commanded rotation x, y, z in [0, 1] (0 for an "
+                "axis the joint lacks); strength in [0, 1]", "world; the body's; -",
+                body + ", body.InverseTransformPoint(rb.position), currentX/Y/ZNormalizedRot, "
+                "currentStrength / maxJointForceLimit"))
+    return out
+
+
 def labels() -> list[str]:
     """A name for each of the 129 values, for plots and the docs."""
     out = [f"target direction {a}" for a in "xyz"] + ["body height"]
