@@ -32,8 +32,6 @@ from crawler.mjcf import (
     LOWER_CENTRE,
     LOWER_HALF,
     N_LEGS,
-    OFFSCREEN_HEIGHT,
-    OFFSCREEN_WIDTH,
     PARTS,
     SUBSTEPS_PER_PHYSICS_STEP,
     UPPER_HALF,
@@ -41,7 +39,7 @@ from crawler.mjcf import (
 )
 from reacher.brain import BrainInfo, BrainParameters
 from reacher.display import x_display_reachable
-from reacher.mujoco_gl import mujoco
+from reacher.mujoco_gl import mujoco, renderer_for
 
 BRAIN_NAME = "CrawlerBrain"
 ACADEMY_NAME = "CrawlerAcademy"
@@ -249,15 +247,8 @@ class CrawlerEnvironment:
     def render(self, width: int = 640, height: int = 480, camera: str = "follow") -> np.ndarray:
         """An RGB frame (height, width, 3) uint8: camera "follow" (crawler 0) or "overview"."""
         self._check_open()
-        for name, value, limit in (("width", width, OFFSCREEN_WIDTH), ("height", height, OFFSCREEN_HEIGHT)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= limit:
-                raise ValueError(f"render {name} must be an integer from 1 to {limit} pixels, got {value!r}")
-        if camera not in ("follow", "overview"):
-            raise ValueError(f"unknown camera {camera!r}: this scene has 'follow' and 'overview'")
-        if self._renderer is None or (self._renderer.width, self._renderer.height) != (width, height):
-            if self._renderer is not None:
-                self._renderer.close()
-            self._renderer = mujoco.Renderer(self._model, height=height, width=width)
+        renderer, self._renderer = self._renderer, None  # none kept if this fails: it may be closed
+        self._renderer = renderer_for(self._model, renderer, width, height, camera)
         self._renderer.update_scene(self._data, camera=camera)
         return self._renderer.render()
 

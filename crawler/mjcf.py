@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from crawler import scene
+from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # the offscreen buffer, as Reacher's
 
 N_LEGS = 4
 PARTS = ("body", *(f"{p}{k}" for k in range(N_LEGS) for p in ("upper", "lower")))  # the observation's order
@@ -41,8 +42,6 @@ ACTUATED = tuple(f"{j}{k}" for j in ("hip_x", "hip_y", "knee") for k in range(N_
 # the cap, and a capped 40000 N m/rad spring on a 1 kg body is unstable at 13.3 ms and still
 # spikes at a tenth of it (benchmarks/crawler_substeps.py measures it); a twentieth holds.
 SUBSTEPS_PER_PHYSICS_STEP = 20
-# Largest frame env.render() can draw (MuJoCo's offscreen buffer).
-OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT = 1920, 1080
 
 # Derived sizes (scaled as Unity scales colliders: the radius by the larger cross scale).
 BODY_RADIUS = scene.BODY_RADIUS * scene.BODY_SCALE

@@ -26,12 +26,10 @@ from reacher.mjcf import (
     GOAL_HEIGHT,
     GOAL_RADIUS,
     HAND_RADIUS,
-    OFFSCREEN_HEIGHT,
-    OFFSCREEN_WIDTH,
     agent_roots,
     build_mjcf,
 )
-from reacher.mujoco_gl import mujoco
+from reacher.mujoco_gl import mujoco, renderer_for
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe
 from reacher.stepper import ArmStepper, default_threads
 
@@ -64,14 +62,6 @@ def world_torques(actions: np.ndarray, out: np.ndarray) -> np.ndarray:
     out[:, :, 1] = 0.0
     out[:, :, 2] = TORQUE_SCALE * actions[:, 1::2]
     return out
-
-_NEEDS_GL = (
-    "Rendering needs an OpenGL backend and none could be started ({error}). "
-    "Headless, install EGL (Debian: apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1) "
-    "or OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=egl or MUJOCO_GL=osmesa "
-    "before importing mujoco; `make run` installs them."
-)
-
 
 class ReacherEnvironment:
     """Built-in stand-in for `unityagents.UnityEnvironment` running the Reacher scene.
@@ -286,21 +276,8 @@ class ReacherEnvironment:
     def render(self, width: int = 640, height: int = 480, camera: str = "overview") -> np.ndarray:
         """An RGB frame (height, width, 3) uint8 of the whole scene."""
         self._check_open()
-        for name, value, limit in (("width", width, OFFSCREEN_WIDTH), ("height", height, OFFSCREEN_HEIGHT)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= limit:
-                raise ValueError(f"render {name} must be an integer from 1 to {limit} pixels, got {value!r}")
-        try:
-            self._model.camera(camera)
-        except KeyError:
-            raise ValueError(f"unknown camera {camera!r}: this scene has 'overview'") from None
-        if self._renderer is None or (self._renderer.width, self._renderer.height) != (width, height):
-            if self._renderer is not None:
-                self._renderer.close()
-                self._renderer = None
-            try:
-                self._renderer = mujoco.Renderer(self._model, height=height, width=width)
-            except Exception as error:  # mujoco raises several types depending on the backend
-                raise RuntimeError(_NEEDS_GL.format(error=error)) from error
+        renderer, self._renderer = self._renderer, None  # none kept if this fails: it may be closed
+        self._renderer = renderer_for(self._model, renderer, width, height, camera)
         self._sync_mujoco()
         self._renderer.update_scene(self._data, camera=camera)
         return self._renderer.render()
