@@ -9,8 +9,10 @@ where d is the discount of the bootstrap (gamma, or 0 after a true terminal stat
     actor     L_mu = -mean Q(s, mu(s))                 one Adam step on the actor
     targets   theta' <- tau * theta + (1 - tau) * theta'   for both pairs of networks
 
-n-step returns carry rewards n steps back; OU noise explores. What you edit here or in model.py runs: a faster
-learner (``ddpg/backends``) runs only this exact code; a variant (``ddpg/variants``) replaces named parts.
+n-step returns carry rewards n steps back; OU noise explores. What you edit here or in model.py runs: training
+calls these methods and the agent's own networks and optimisers at every step (on a GPU the update is captured as a
+CUDA graph and replayed, captured again when what it holds changes: ``ddpg/backends``); a variant
+(``ddpg/variants``) replaces named parts.
 """
 
 from __future__ import annotations
@@ -186,7 +188,7 @@ class Agent:
         self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
         self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
                                                  weight_decay=cfg.weight_decay, fused=True)
-        self.backend: Any = None  # None: learn() below; else one proven to compute it, faster (ddpg/backends)
+        self.backend: Any = None  # None: learn() below; on CUDA, a CUDA graph of it (ddpg/backends)
         self.noise, self.memory = self.make_noise(), self.make_memory()
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
@@ -285,13 +287,15 @@ class Agent:
     def optimise(self, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         """Gradients, Adam steps and the targets' soft update, whatever the losses."""
         cfg = self.config
-        self.actor_optimizer.zero_grad()
-        actor_loss.backward()  # also reaches the critic's weights...
-        self.critic_optimizer.zero_grad()  # ...so clear those before the critic's own loss
+        self.critic_optimizer.zero_grad()
         critic_loss.backward()
         if cfg.grad_clip > 0:
             nn.utils.clip_grad_norm_(self.critic_local.parameters(), cfg.grad_clip)
-        self.critic_optimizer.step()
+        self.actor_optimizer.zero_grad()
+        learnable = [p for p in self.actor_local.parameters() if p.requires_grad]
+        if learnable:  # inputs: the actor's gradients only, so the critic's stay its own loss's (and none are wasted)
+            actor_loss.backward(inputs=learnable)
+        self.critic_optimizer.step()  # both steps after both backward passes: the actor's read the critic as it was
         self.actor_optimizer.step()
         self.soft_update(self.critic_local, self.critic_target, cfg.tau)  # the targets follow slowly
         self.soft_update(self.actor_local, self.actor_target, cfg.tau)
@@ -299,7 +303,10 @@ class Agent:
 
     @staticmethod
     def soft_update(local_model: nn.Module, target_model: nn.Module, tau: float) -> None:
-        """theta_target = tau * theta_local + (1 - tau) * theta_target."""
+        """theta_target = tau * theta_local + (1 - tau) * theta_target, every pair of parameters in one call."""
+        target, local = list(target_model.parameters()), list(local_model.parameters())
+        if len(target) != len(local):
+            raise ValueError(f"soft update: the target network has {len(target)} parameters and the local one "
+                             f"{len(local)}; change both networks alike")
         with torch.no_grad():
-            for target, local in zip(target_model.parameters(), local_model.parameters(), strict=True):
-                target.lerp_(local, tau)
+            torch._foreach_lerp_(target, local, tau)
