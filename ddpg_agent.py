@@ -304,9 +304,5 @@ class Agent:
     @staticmethod
     def soft_update(local_model: nn.Module, target_model: nn.Module, tau: float) -> None:
         """theta_target = tau * theta_local + (1 - tau) * theta_target, every pair of parameters in one call."""
-        target, local = list(target_model.parameters()), list(local_model.parameters())
-        if len(target) != len(local):
-            raise ValueError(f"soft update: the target network has {len(target)} parameters and the local one "
-                             f"{len(local)}; change both networks alike")
         with torch.no_grad():
-            torch._foreach_lerp_(target, local, tau)
+            torch._foreach_lerp_(list(target_model.parameters()), list(local_model.parameters()), tau)

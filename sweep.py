@@ -5,7 +5,7 @@
     python sweep.py --address auto ...          # on a running Ray cluster (docs/variants.md: "Sweeps")
     python sweep.py ... -- --agents 1           # after --, options passed to every train.py
 
-Every trial is one ordinary training run with one CPU (``train.py --threads 1``) writing its
+Every trial is one ordinary training run on one CPU (train.py sets one thread) writing its
 run folder ``OUT/<configuration>/seed<k>``; by default a local Ray instance runs as many
 trials at once as this machine has cores. Run the same command again after an interruption:
 a finished trial's folder is kept as it is (and reported without starting Ray), an
@@ -87,21 +87,10 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
             argv += [a for a in params["train_args"] if a in ("--no-stop",)]
         else:
             argv = ["--seed", str(params["seed"]), "--episodes", str(params["episodes"]), "--out", str(out),
-                    "--force", "--config", json.dumps(params["config"]), *_one_thread(params["train_args"]),
-                    *params["train_args"]]
+                    "--force", "--config", json.dumps(params["config"]), *params["train_args"]]
         train.main([*argv, "--quiet", "--no-progress"])
         record = rundir.read_record(out)
     return _trial_metrics(record)
-
-
-def _one_thread(train_args: list[str]) -> list[str]:
-    """``--threads 1`` (a trial has one CPU), unless the options choose the readable learner or a
-    GPU one, which take no threads and which train.py therefore refuses --threads with."""
-    import train
-    from ddpg.options import GPU_LEARNERS
-
-    learner = train.build_parser().parse_args(train_args).learner
-    return [] if learner == "readable" or learner in GPU_LEARNERS else ["--threads", "1"]
 
 
 def run_sweep(trials: list[Trial], episodes: int, out: str | os.PathLike[str], address: str | None = None,
@@ -201,10 +190,10 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
 
     parse(train_args)
     fixed = sorted(given_options(train_parser, train_args)  # in any spelling: --seed=3 too
-                   & {"--seed", "--out", "--episodes", "--config", "--resume", "--force", "--threads"})
+                   & {"--seed", "--out", "--episodes", "--config", "--resume", "--force"})
     if fixed:
         parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
-    probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe", *_one_thread(train_args)]
+    probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe"]
     parsed = parse(probe)
     from ddpg.run_config import resolve  # PyTorch loads here, after `-- --help` has been answered
 

@@ -2,9 +2,8 @@
 
 Command line::
 
-    python train.py --out runs/seed0                    # fastest learner for the device, stops when solved
+    python train.py --out runs/seed0                    # ddpg_agent.py as it is, stops when solved
     python train.py --device cuda --out runs/gpu0       # on a GPU: the update captured as a CUDA graph
-    python train.py --learner readable --out runs/r0    # the plain-autograd agent of ddpg_agent.py
     python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc   # a Gymnasium task (ddpg/tasks.py)
 
 This file is the command line only: ``ddpg.run_config.resolve`` turns it (with the task's
@@ -113,7 +112,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     if too_big is not None:
         parser.error(too_big)
     try:
-        agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.threads, cfg.device)
+        agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.device)
     except ValueError as exc:  # a learner that cannot serve this agent or device
         parser.error(str(exc))
     if cfg.force and rundir.clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing

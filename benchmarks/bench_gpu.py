@@ -16,9 +16,9 @@ In one command it prints and records:
 
 1. the cost of one update of the default networks: eagerly on the GPU (autograd, what the
    course's code does with ``device = "cuda"``), captured as a CUDA graph (``--learner graph``)
-   and on this machine's CPU (the hand-written back-end, two threads); and of an ensemble of 5
+   and on this machine's CPU (the readable learner, one thread); and of an ensemble of 5
    and of 10 critics (``{"ensemble": N}``), captured on the GPU and eagerly on the CPU;
-2. the cost of acting for 20 arms: on the CPU (the fast back-end's written-out forward pass and
+2. the cost of acting for 20 arms: on the CPU (the actor module itself and
    the graph back-end's CPU copy of the actor), and eagerly on the GPU;
 3. the 20-arm default trained to solved on each seed (default 0-2) with ``--device cuda``, by
    ``--learner graph`` and ``--learner graph-overlap`` (the environment stepping while the GPU
@@ -42,7 +42,7 @@ start-up) and writes ``benchmarks/results/gpu/gpu_<gpu name>.json`` after every 
    process (microseconds per decision for 20 arms, the physics alone too, and numba's layer),
    which says whether ``reacher.stepper.default_threads()`` is right on this machine;
 2. seeds 0-2 alone, each trained with ``auto`` on CUDA and then, interleaved, on the CPU (the
-   fast learner), the environment on ``--env-threads`` threads (default: the environment's
+   readable learner), the environment on ``--env-threads`` threads (default: the environment's
    default here): wall-clocks comparable with the run above (31 s on the H200, 28 s of it the
    environment and acting);
 3. seeds 0-19 with ``auto`` on CUDA, ``--jobs`` at a time (default: the fewest that fit what
@@ -125,7 +125,7 @@ JOB_START_S = 15.0  # a job's process starting: imports, CUDA, the compiled kern
 
 def acting_us(learner: str, device: str, calls: int = 2000, blocks: int = 5) -> float:
     """Median microseconds of ``agent.act`` for 20 states (host in, host out), as training acts."""
-    agent = make_agent(learner, (33, 4, 0), DDPGConfig(buffer_size=1024), 2, device)
+    agent = make_agent(learner, (33, 4, 0), DDPGConfig(buffer_size=1024), device)
     states = np.random.default_rng(0).standard_normal((20, 33)).astype(np.float32)
     for _ in range(200):
         agent.act(states)
@@ -144,7 +144,7 @@ def _slug(name: str) -> str:
 
 def resolve_learner(name: str, device: str) -> str:
     """The learner ``name`` ("auto") runs on ``device``: what a results file names."""
-    return agent_state.learner(make_agent(name, (33, 4, 0), DDPGConfig(buffer_size=1), 1, device))
+    return agent_state.learner(make_agent(name, (33, 4, 0), DDPGConfig(buffer_size=1), device))
 
 
 @contextlib.contextmanager
@@ -241,9 +241,9 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
             print(f"# {check['alone_cut']}", flush=True)
             break
         t0 = time.perf_counter()
-        for device, learner in (("cuda", cuda_learner), ("cpu", "fast")):
+        for device, learner in (("cuda", cuda_learner), ("cpu", "readable")):
             with reacher_threads(env_threads):
-                r = run_seed(seed, config, args.max_episodes, 20, learner, GOOD_SCORE, GOOD_UPDATES, 2, device)
+                r = run_seed(seed, config, args.max_episodes, 20, learner, GOOD_SCORE, GOOD_UPDATES, device)
             alone_runs.append(_run_record(r, "alone", device, learner, env_threads))
             report["runs"] = alone_runs + job_runs
             save()
@@ -263,7 +263,7 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
     print(f"# {len(job_seeds)} seeds, {jobs} at a time, each environment on {job_threads} thread(s) "
           f"({remaining:.0f} s of the budget left, a seed taking about {seed_s:.0f} s beside the others)", flush=True)
     t0 = time.perf_counter()
-    settings = (config, args.max_episodes, 20, cuda_learner, GOOD_SCORE, GOOD_UPDATES, 1, "cuda")
+    settings = (config, args.max_episodes, 20, cuda_learner, GOOD_SCORE, GOOD_UPDATES, "cuda")
     with reacher_threads(job_threads):
         for r in seed_runs(job_seeds, settings, jobs):
             job_runs.append(_run_record(r, "jobs", "cuda", cuda_learner, job_threads))
@@ -275,7 +275,7 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
     check["jobs_wall_s"] = round(time.perf_counter() - t0, 1)
 
     summary: dict[str, Any] = {}
-    for device, learner in (("cuda", cuda_learner), ("cpu", "fast")):
+    for device, learner in (("cuda", cuda_learner), ("cpu", "readable")):
         runs = [r for r in alone_runs if r["device"] == device]
         solved = [r["solved_at"] for r in runs if r["solved_at"] is not None]
         summary[f"alone {device} {learner}"] = row = {
@@ -290,7 +290,7 @@ def run_check(args: argparse.Namespace, report: dict, save: Any, out: Path) -> N
     if dist:
         print(f"{dist['n_solved']}/{dist['n_seeds']} seeds solved with auto on CUDA: median {dist['median_solved_at']}, "
               f"90th percentile {dist['p90_solved_at']}, worst {dist['worst_solved_at']}", flush=True)
-    cuda, cpu = summary[f"alone cuda {cuda_learner}"], summary["alone cpu fast"]
+    cuda, cpu = summary[f"alone cuda {cuda_learner}"], summary["alone cpu readable"]
     if cuda["median_wall_s"] and cpu["median_wall_s"]:
         cuda["cpu_over_cuda"] = round(cpu["median_wall_s"] / cuda["median_wall_s"], 2)
         summary["aims_met"] = aims = {
@@ -376,11 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     costs = {}
     for key, learner, device, n, blocks in (("update_eager_cuda_ms", "readable", "cuda", 200, 3),
                                             ("update_graph_cuda_ms", "graph", "cuda", 1000, 5),
-                                            ("update_fast_cpu_ms", "fast", "cpu", 1000, 5)):
-        rate, _ = learner_updates_per_s(config, learner, 2, n_updates=n, blocks=blocks, device=device)
+                                            ("update_readable_cpu_ms", "readable", "cpu", 1000, 5)):
+        rate, _ = learner_updates_per_s(config, learner, n_updates=n, blocks=blocks, device=device)
         costs[key] = round(1000 / rate, 3)
         if learner == "graph":
-            probe = make_agent("graph", (33, 4, 0), DDPGConfig(buffer_size=1024, batch_size=64), 1, "cuda")
+            probe = make_agent("graph", (33, 4, 0), DDPGConfig(buffer_size=1024, batch_size=64), "cuda")
             fill = np.random.default_rng(0).standard_normal((1024, 33))
             probe.memory.add(fill, np.zeros((1024, 4)), np.zeros(1024), fill, 0.95)
             probe.learn_many(8)
@@ -395,23 +395,23 @@ def main(argv: list[str] | None = None) -> int:
         ensemble = parse_config({"ensemble": n})
         for key, learner, device, count in ((f"update_ensemble{n}_graph_cuda_ms", "graph", "cuda", 1000),
                                             (f"update_ensemble{n}_readable_cpu_ms", "readable", "cpu", 100)):
-            rate, _ = learner_updates_per_s(ensemble, learner, 1, n_updates=count, blocks=3, device=device)
+            rate, _ = learner_updates_per_s(ensemble, learner, n_updates=count, blocks=3, device=device)
             costs[key] = round(1000 / rate, 3)
             print(f"one update, {n} critics, {learner} on {device}: {costs[key]:.3f} ms", flush=True)
-    for key, learner, device in (("act_fast_cpu_us", "fast", "cpu"), ("act_graph_cpu_copy_us", "graph", "cuda"),
+    for key, learner, device in (("act_readable_cpu_us", "readable", "cpu"), ("act_graph_cpu_copy_us", "graph", "cuda"),
                                  ("act_eager_cuda_us", "readable", "cuda")):
         costs[key] = round(acting_us(learner, device), 1)
-        where = {"fast": "CPU, written-out forward", "graph": "CPU copy of a GPU-trained actor",
-                 "readable": "eagerly on the GPU"}[learner]
+        where = {"graph": "CPU copy of a GPU-trained actor",
+                 "readable": "on the CPU" if device == "cpu" else "eagerly on the GPU"}[learner]
         print(f"acting for 20 arms, {where}: {costs[key]:.1f} us per decision", flush=True)
     report["costs"] = costs
     save()
 
     if not args.skip_training:
-        kinds = [("cuda", learner) for learner in cuda_learners] + [("cpu", "fast")]
+        kinds = [("cuda", learner) for learner in cuda_learners] + [("cpu", "readable")]
         for seed in seeds:
             for device, learner in kinds:
-                r = run_seed(seed, config, args.max_episodes, 20, learner, GOOD_SCORE, GOOD_UPDATES, 2, device)
+                r = run_seed(seed, config, args.max_episodes, 20, learner, GOOD_SCORE, GOOD_UPDATES, device)
                 run = {"device": device, "learner": learner,
                        **{k: r[k] for k in ("seed", "solved_at", "wall_s", "updates", "first_30", "seconds")}}
                 report["runs"].append(run)
@@ -429,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
                 "median_wall_s": round(float(np.median([r["wall_s"] for r in runs])), 1) if runs else None}
             print(f"{device}, {learner}: {len(solved)}/{len(runs)} solved, worst at {row['worst_solved_at']}, "
                   f"median {row['median_wall_s']} s", flush=True)
-        cpu = summary["cpu fast"]
+        cpu = summary["cpu readable"]
         summary["aims_met"] = {}
         for learner in cuda_learners:
             cuda = summary[f"cuda {learner}"]

@@ -166,7 +166,7 @@ def run_ours(task: str, seed: int, budget_steps: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         train_script.main(["--env", task, "--seed", str(seed), "--out", str(out), "--episodes", episodes,
-                           "--max-env-steps", str(budget_steps), "--save-every", episodes, "--threads", "1",
+                           "--max-env-steps", str(budget_steps), "--save-every", episodes,
                            "--quiet", "--no-progress", "--target", str(spec["threshold"]),
                            "--num-envs", str(spec["num_envs"])])
         record = rundir.read_record(out)

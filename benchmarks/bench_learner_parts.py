@@ -47,7 +47,7 @@ def matmul_share_of_update(n_updates: int = 500) -> float:
     """Fraction of a one-thread update's self CPU time spent in mm/addmm."""
     from torch.profiler import ProfilerActivity, profile
 
-    agent = warmed_up_agent(DDPGConfig(), n=50_000, threads=1)
+    agent = warmed_up_agent(DDPGConfig(), n=50_000)
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         agent.learn_many(n_updates)
     events = prof.key_averages()

@@ -56,7 +56,7 @@ def median_ms(action: Any, repeats: int) -> float:
 def worst_case_run(out: Path) -> tuple[Run, callbacks.Saver]:
     """A Run of the default agent with a full buffer and EPISODES episodes, and its Saver."""
     torch.set_num_threads(1)
-    agent = make_agent("fast", (33, 4, 0), DDPGConfig(), 1)
+    agent = make_agent("auto", (33, 4, 0), DDPGConfig())
     memory, rng = agent.memory, np.random.default_rng(0)
     memory.data.copy_(torch.from_numpy(rng.standard_normal(memory.data.shape, dtype=np.float32)))
     memory.pos, memory.size = 0, memory.capacity

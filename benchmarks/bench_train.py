@@ -22,12 +22,11 @@ With --jobs N, N seeds train at once, each in its own process on one learner thr
 machine with N free cores a distribution takes a fraction of the time, and each seed's
 episodes and updates are what it gives alone (its wall-clock then includes the cores' shared
 memory and caches, so compare wall-clocks only between runs made with the same --jobs).
-Episode counts do not depend on --threads or on other load (the two-thread learner is
-bitwise its one-thread self), so distributions may run beside other work; wall-clock
-comparisons need a quiet machine, in one sitting. The learner figure is the median
-of 5 timed blocks of 1,000 updates (``Agent.learn_many``, what training runs) on a filled
-buffer (batch 256, 128-128 networks unless --config says otherwise), for the chosen
-learner and, for the fast one, the same learner on one thread.
+Episode counts do not depend on other load (every process computes on one PyTorch thread, as
+train.py), so distributions may run beside other work; wall-clock comparisons need a quiet
+machine, in one sitting. The learner figure is the median of 5 timed blocks of 1,000 updates
+(``Agent.learn_many``, what training runs) on a filled buffer (batch 256, 128-128 networks
+unless --config says otherwise), for the chosen learner.
 """
 
 from __future__ import annotations
@@ -66,11 +65,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner: str = "auto",
-                    threads: int = 2, device: str = "cpu") -> Agent:
+                    device: str = "cpu") -> Agent:
     """An agent whose buffer holds exactly n random transitions, after 200 updates (so
-    the timed updates see warm caches, a started helper thread or a captured graph)."""
+    the timed updates see warm caches or a captured graph)."""
     config = parse_config({**config.to_dict(), "buffer_size": n})
-    agent = make_agent(learner, (33, 4, seed), config, threads, device)
+    agent = make_agent(learner, (33, 4, seed), config, device)
     rng = np.random.default_rng(seed)
     agent.memory.add(rng.standard_normal((n, 33)), rng.uniform(-1, 1, (n, 4)),
                      rng.uniform(0, 0.04, n), rng.standard_normal((n, 33)), config.gamma)
@@ -78,12 +77,12 @@ def warmed_up_agent(config: DDPGConfig, n: int = 100_000, seed: int = 0, learner
     return agent
 
 
-def learner_updates_per_s(config: DDPGConfig, learner: str, threads: int = 2, n_updates: int = 1000,
+def learner_updates_per_s(config: DDPGConfig, learner: str, n_updates: int = 1000,
                           blocks: int = 5, seed: int = 0, device: str = "cpu") -> tuple[float, list[float]]:
     """Median updates/s of ``Agent.learn_many`` (what training runs) over ``blocks`` timed
     blocks of ``n_updates``, after warm-up, on a buffer of 100,000 random transitions (on a GPU
     each block waits for its last kernel)."""
-    agent = warmed_up_agent(config, seed=seed, learner=learner, threads=threads, device=device)
+    agent = warmed_up_agent(config, seed=seed, learner=learner, device=device)
     cuda = agent.device.type == "cuda"
     rates = []
     for _ in range(blocks):
@@ -108,7 +107,7 @@ def _timed(function: Callable[..., Any], seconds: dict[str, float], key: str) ->
 
 def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
              learner: str = "auto", good_score: float | None = GOOD_SCORE,
-             good_updates: int = GOOD_UPDATES, threads: int = 2, device: str = "cpu",
+             good_updates: int = GOOD_UPDATES, device: str = "cpu",
              make: Callable[[], Agent] | None = None) -> dict:
     """Train one seed to solved (or the cap), as ``python train.py`` does; return its figures,
     with where the time went: stepping the environment (``env.step``), acting
@@ -121,7 +120,7 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
     seconds = {"environment": 0.0, "acting": 0.0, "learning": 0.0}
     try:
         torch.manual_seed(seed)
-        agent = make() if make is not None else make_agent(learner, (33, 4, seed), config, threads, device)
+        agent = make() if make is not None else make_agent(learner, (33, 4, seed), config, device)
         env.step = _timed(env.step, seconds, "environment")  # type: ignore[method-assign]
         agent.act = _timed(agent.act, seconds, "acting")  # type: ignore[method-assign]
         agent.learn_many = _timed(agent.learn_many, seconds, "learning")  # type: ignore[method-assign]
@@ -142,7 +141,7 @@ def run_seed(seed: int, config: DDPGConfig, max_episodes: int, n_agents: int,
 
 
 def _run_in_worker(seed: int, settings: tuple, results: Any) -> None:
-    torch.set_num_threads(1)  # as train.py; the fast learner's own threads are ``threads``
+    torch.set_num_threads(1)  # as train.py
     try:
         results.put(run_seed(seed, *settings))
     except BaseException as exc:  # a stop before train() began, or a failure: say which seed
@@ -277,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
                         "'0-19', '0,3,7-9'")
     p.add_argument("--first-seed", type=random_seed, default=0, help="first seed, 0 to 2**63 - 1 (default 0)")
     p.add_argument("--learner", choices=LEARNERS, default="auto",
-                   help="which learner trains (default auto, as train.py: the fastest for the device and network)")
+                   help="which learner trains (default auto, as train.py: readable on the CPU, graph-overlap on CUDA)")
     add_device_option(p)
     p.add_argument("--max-episodes", type=positive_int, default=300,
                    help="episode cap per seed (default 300)")
@@ -290,9 +289,6 @@ def main(argv: list[str] | None = None) -> int:
                         "one arm: tasks.REACHER_ONE_ARM's, off)")
     p.add_argument("--good-updates", type=non_negative_int, default=GOOD_UPDATES,
                    help=f"updates per learning step while good (default {GOOD_UPDATES})")
-    p.add_argument("--threads", type=int, choices=(1, 2), default=None,
-                   help="fast learner's threads while training (the same numbers either way; default 2, "
-                        "1 with --jobs above 1)")
     p.add_argument("--jobs", type=positive_int, default=1,
                    help="seeds trained at once, each in its own process (default 1); on a machine with more "
                         "cores, a distribution in a fraction of the time, each seed's numbers the same")
@@ -304,11 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reproducible", action="store_true",
                    help="train as train.py --reproducible does: the math libraries pinned to their AVX2 paths")
     args = p.parse_args(argv)
-    if args.threads is None:
-        args.threads = 2 if args.jobs == 1 else 1
-    if args.jobs * args.threads > (os.cpu_count() or 1):
-        print(f"# warning: {args.jobs} job(s) of {args.threads} thread(s) on {os.cpu_count()} CPUs: the seeds' "
-              "wall-clocks will include waiting for a CPU", file=sys.stderr)
+    if args.jobs > (os.cpu_count() or 1):
+        print(f"# warning: {args.jobs} jobs on {os.cpu_count()} CPUs: the seeds' wall-clocks will include waiting "
+              "for a CPU", file=sys.stderr)
     try:
         seeds = seed_list(args.seeds, args.first_seed)
     except argparse.ArgumentTypeError as exc:
@@ -325,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         device = str(resolve_device(args.device))
         # The learner that runs (run.json's name): a results file names it, not "auto".
-        probe = make_agent(args.learner, (33, 4, 0), parse_config({**config.to_dict(), "buffer_size": 1}), 1, device)
+        probe = make_agent(args.learner, (33, 4, 0), parse_config({**config.to_dict(), "buffer_size": 1}), device)
         args.learner = agent_state.learner(probe)
     except ValueError as exc:
         p.error(str(exc))
@@ -344,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"command": command, "learner": args.learner, "config": config.to_dict(),
                     "schedule": {"good_score": args.good_score, "good_updates": args.good_updates},
                     "agents": args.agents,
-                    "threads": args.threads, "jobs": args.jobs, "git_commit": git_commit(), "reproducible": reproducible.active(),
+                    "threads": 1, "jobs": args.jobs, "git_commit": git_commit(), "reproducible": reproducible.active(),
                     "machine": reproducible.machine(),
                     **({"device": describe(torch.device(device))} if device != "cpu" else {})}
 
@@ -362,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"# continuing {args.json}: seeds {[r['seed'] for r in results]} already run")
         todo = [s for s in seeds if s not in {r["seed"] for r in results}]
         settings = (config, args.max_episodes, args.agents, args.learner, args.good_score, args.good_updates,
-                    args.threads, device)
+                    device)
         for r in seed_runs(todo, settings, args.jobs):
             seed = r["seed"]
             if r["solved_at"] is None and r["episodes"] < args.max_episodes:
@@ -403,13 +397,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"solved: {summary['n_solved']}/{len(results)}")
 
     if not args.skip_updates:
-        # The chosen learner; the fast one also on one thread, for comparison (the two give
-        # bitwise the same numbers; only the speed differs).
-        variants = [("learner", 2)] + ([("learner_1_thread", 1)] if args.learner == "fast" else [])
-        for key, threads in variants:
-            rate, rates = learner_updates_per_s(config, args.learner, threads, device=device)
-            where = (f"on {threads} thread(s)" if args.learner == "fast" else
-                     f"on {device}" if args.learner in GPU_LEARNERS else f"autograd on {device}")
+        for key in ("learner",):
+            rate, rates = learner_updates_per_s(config, args.learner, device=device)
+            where = f"on {device}" if args.learner in GPU_LEARNERS else f"autograd on {device}"
             print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {config.batch_size}, "
                   f"actor {config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
                   f"{config.critic_fc2}, learner '{args.learner}' {where}; blocks: "

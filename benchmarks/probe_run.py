@@ -4,7 +4,7 @@ and hand the agent to a probe after every episode.
 ``diagnose_saturation.py`` and ``diagnose_batch_norm.py`` each define only their probe (a
 function of the agent, returning named figures) and how a row prints; the run, its
 arguments and the JSON of the rows are here, so both probes see the run ``train.py`` makes
-(fast learner, or the variants' learner, one thread, the default schedule unless
+(the readable learner, one thread, the default schedule unless
 ``--good-updates`` says otherwise).
 """
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, config: DDPGConfig, probe: Callable[[Agent], d
     agents, task = args.agents, reacher_task(args.agents)
     env = ReacherEnvironment(num_agents=agents, seed=args.seed, verbose=False)
     torch.manual_seed(args.seed)
-    agent = make_agent("auto", (33, 4, args.seed), config, threads=1)  # fast where it computes this agent
+    agent = make_agent("auto", (33, 4, args.seed), config)
     rows: list[dict[str, float]] = []
     good_score = task.good_score if task else GOOD_SCORE  # as train.py: one arm has no pause
     print(f"# seed {args.seed}  arms {agents}  config overrides {json.dumps(args.config)}  good score {good_score}  "

@@ -20,25 +20,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
+
+from ddpg.checkpoints import layer_mismatch, on_cpu, tensor_state
 
 NETWORKS = ("actor_local", "actor_target", "critic_local", "critic_target")
-
-
-def on_cpu(value: Any) -> Any:
-    """``value`` with every tensor in it copied to the CPU (an optimiser's state on a GPU)."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().to("cpu", copy=True)
-    if isinstance(value, dict):
-        return {k: on_cpu(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(on_cpu(v) for v in value)
-    return value
-
-
-def tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
-    """A state_dict of compact copies on the CPU (the fast back-end's tensors are views into one flat buffer)."""
-    return on_cpu(dict(module.state_dict()))
 
 
 def adam_states_from_flat(optimizers: tuple[torch.optim.Optimizer, ...], exp_avg: torch.Tensor,
@@ -78,7 +63,6 @@ def differing_shapes(agent: Any, recorded: dict[str, dict[str, list[int]]] | Non
     difference (``checkpoints.layer_mismatch``'s one message)."""
     if not recorded:
         return None
-    from ddpg.checkpoints import layer_mismatch  # checkpoints builds on this module
 
     built = network_shapes(agent)
     for net in ("actor", "critic"):
@@ -89,13 +73,12 @@ def differing_shapes(agent: Any, recorded: dict[str, dict[str, list[int]]] | Non
 
 
 def threads(agent: Any) -> int:
-    """The threads its updates use (the fast back-end's count; one otherwise)."""
-    return getattr(agent.backend, "threads", 1)
+    """The threads PyTorch's operations use (train.py sets one: small matrices run fastest on one)."""
+    return torch.get_num_threads()
 
 
 def settle(agent: Any) -> None:
-    """Wait for any part of an update still running (the fast back-end's helper thread) and let
-    the back-end hand its state to the agent's own objects (the flat Adam's moments)."""
+    """Wait for any update still running (the CUDA graph back-end's replays) before a save."""
     if agent.backend is not None:
         agent.backend.settle()
         agent.backend.store_optimizers()
@@ -220,4 +203,4 @@ def _old_n_step(saved: dict[str, Any] | None) -> dict[str, Any]:
 
 
 __all__ = ["NETWORKS", "adam_states_from_flat", "capture", "differing_shapes", "learner", "load_optimizer_state",
-           "network_shapes", "on_cpu", "optimizer_state", "restore", "settle", "tensor_state", "threads"]
+           "network_shapes", "optimizer_state", "restore", "settle", "threads"]

@@ -18,16 +18,16 @@ from ddpg.variants.config import NETWORK_KEYS
 from ddpg_agent import Agent, DDPGConfig
 
 
-def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig, threads: int = 2,
+def make_agent(learner: str, sizes: tuple[int, int, int], config: DDPGConfig,
                device: torch.device | str = "cpu") -> Agent:
     """An agent for (state_size, action_size, seed) on ``device``, its updates run by ``learner``
-    (``ddpg.backends``: auto, fast, graph or readable); a config with variants (prioritized
+    (``ddpg.backends``: auto, graph, graph-overlap or readable); a config with variants (prioritized
     replay, NoisyNet, batch norm, TD3's pieces, Gaussian noise) gets ``variants.VariantAgent``.
     ValueError (one line) when the learner cannot serve it."""
     switched_on = variants_of(config)
     agent = VariantAgent(*sizes, config=config, device=device) if switched_on else Agent(*sizes, config=config,
                                                                                         device=device)
-    backends.attach(agent, learner, threads)  # says why when auto cannot take the fastest learner
+    backends.attach(agent, learner)  # one line naming it
     return agent
 
 

@@ -16,7 +16,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from ddpg.agent_state import tensor_state
 from ddpg.atomic import atomic_write
 from ddpg.run_files import RECORD_FILE
 from ddpg_agent import Agent
@@ -39,6 +38,22 @@ class NetworkMismatch(ValueError):
         return (f"{run}: {mismatch}: model.py's layer sizes (or {RECORD_FILE}'s config) changed since "
                 f"the run trained; put them back as they were, or set actor_fc1, actor_fc2, critic_fc1 and critic_fc2 "
                 f"in {RECORD_FILE}'s config to the saved sizes")
+
+
+def on_cpu(value: Any) -> Any:
+    """``value`` with every tensor in it copied to the CPU (an optimiser's state on a GPU)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        return {k: on_cpu(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
+
+def tensor_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """A state_dict of compact copies on the CPU (a module's may share storage, or live on a GPU)."""
+    return on_cpu(dict(module.state_dict()))
 
 
 def save_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],

@@ -194,15 +194,13 @@ def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
     if trajectory is not None:
         trajectory[0] = states[0]
     middle = run.settings.max_t // 2
-    # The fast learner's act and step where admitted for the exact code they restate (ddpg.backends.fast_steps).
-    decide = getattr(agent.backend, "decisions", None) or agent
     for t in range(run.settings.max_t):
         if t == middle:
             faults.point("mid-episode")
         if budget is not None and run.env_steps + int(live.sum()) > budget:
             run.dropped_steps = t
             return None, steps
-        actions = decide.act(states)
+        actions = agent.act(states)
         info = env.step(actions)[brain]
         next_states = np.asarray(info.vector_observations, dtype=np.float64)
         rewards = np.asarray(info.rewards, dtype=np.float64)
@@ -210,10 +208,10 @@ def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
         done = np.asarray(info.local_done, dtype=bool)
         terminated = done & ~np.asarray(info.max_reached, dtype=bool)  # a time limit is not a terminal state
         if live.all():
-            decide.step(states, actions, learned, next_states, terminated)
+            agent.step(states, actions, learned, next_states, terminated)
             run.env_steps += run.n_agents
         else:
-            decide.step(states[live], actions[live], learned[live], next_states[live], terminated[live])
+            agent.step(states[live], actions[live], learned[live], next_states[live], terminated[live])
             run.env_steps += int(live.sum())
         score += rewards * live
         if trajectory is not None and live[0]:

@@ -26,7 +26,7 @@ from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV
 from reacher import MAX_EPISODE_STEPS
 
-LEARNERS = ("auto", "fast", "graph", "graph-overlap", "readable")  # ddpg.backends
+LEARNERS = ("auto", "graph", "graph-overlap", "readable")  # ddpg.backends
 GPU_LEARNERS = ("graph", "graph-overlap")  # the CUDA graph back-end's two ways of running
 UNSET: object = object()  # --good-score left out: its default depends on the task
 
@@ -102,13 +102,10 @@ def _resumable_options(g: argparse._ArgumentGroup) -> None:
                         "default; on --resume, as the run's last save did (--no-save-buffer turns it off)")
     add_device_option(g)  # type: ignore[arg-type]
     g.add_argument("--learner", choices=LEARNERS, default="auto",
-                   help="how updates run (ddpg/backends): 'auto' (default) the fastest that computes the loaded code; "
-                        "'fast' the hand-written two-thread CPU update; 'graph' the update captured as a CUDA graph; "
+                   help="how updates run (ddpg/backends): 'auto' (default) 'readable' on the CPU, 'graph-overlap' on "
+                        "CUDA; 'graph' the update of ddpg_agent.py captured as a CUDA graph; "
                         "'graph-overlap' the same, the environment stepping while the GPU learns (acting one learning "
                         "step behind: a different run); 'readable' the plain-autograd update of ddpg_agent.py")
-    g.add_argument("--threads", type=int, choices=(1, 2), default=2,
-                   help="fast learner: split each update over 2 threads (default) or run it on 1, faster when another "
-                        "job keeps the second core busy (same numbers)")
 
 
 def _start_and_invocation_options(start: argparse._ArgumentGroup, now: argparse._ArgumentGroup) -> None:

@@ -29,9 +29,10 @@ class RunRecord:
 
     config: dict[str, Any]  # the agent's settings (DDPGConfig, or VariantConfig with variants)
     seed: int | None = None
-    learner: str = "readable"  # how updates ran (ddpg.backends): "fast", "graph", "graph-overlap" or "readable" (autograd)
+    learner: str = "readable"  # how updates ran (ddpg.backends): "graph", "graph-overlap" or "readable" (autograd); "fast"
+    # in runs made before the hand-written CPU learner was retired
     variants: list[str] = field(default_factory=list)
-    threads: int = 2  # (records from before it was recorded ran the fast learner on two)
+    threads: int = 2  # PyTorch's threads (records from before it was recorded ran the fast learner on two)
     # ddpg.device.describe: "type", and a GPU's name and versions (None: the CPU)
     device: dict[str, Any] | None = field(default=None, metadata=ONLY_WHEN_SET)
     reproducible: bool = False  # train.py --reproducible: the math libraries pinned

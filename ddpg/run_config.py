@@ -16,7 +16,7 @@ import torch
 
 from ddpg.device import resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
-from ddpg.options import GPU_LEARNERS, UNSET, applied_on_resume
+from ddpg.options import GPU_LEARNERS, LEARNERS, UNSET, applied_on_resume
 from ddpg.record import RunRecord
 from ddpg.solved import SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV, Task, environment_spec, reacher_task, task_for
@@ -32,8 +32,7 @@ class RunConfig:
     env_id: str  # "reacher" (the built-in Reacher) or a Gymnasium id
     n_agents: int  # arms, or copies of a Gymnasium task
     seed: int
-    learner: str  # ddpg.backends.LEARNERS: "auto", "fast", "graph", "graph-overlap" or "readable"
-    threads: int
+    learner: str  # ddpg.backends.LEARNERS: "auto", "graph", "graph-overlap" or "readable"
     device: str  # "cpu", "cuda" or "cuda:N", resolved (ddpg.device)
     agent: DDPGConfig  # the agent's settings (a VariantConfig with variants)
     loop: LoopSettings  # episodes and step budget, episode length, target, schedule, reward scale
@@ -115,7 +114,7 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
                    f"{agent.buffer_size}")
     if problem is not None:
         raise ValueError(f"--config: {problem}")
-    return _config(args, given, env_id, n_agents, args.seed, args.learner, args.threads,
+    return _config(args, given, env_id, n_agents, args.seed, args.learner,
                    str(resolve_device(args.device)), agent, loop, args.out, args.reproducible, args.save_every,
                    args.save_buffer, command, extra)
 
@@ -152,16 +151,14 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
         device = str(resolve_device(recorded))
     learner = args.learner if "--learner" in given else record.learner
     on_cuda = device.split(":")[0] == "cuda"
-    if "--learner" not in given and (learner == "fast" or (learner in GPU_LEARNERS and not on_cuda)):
-        learner = "auto"  # the device's own fast learner, where it computes the code loaded now
-    # The thread count is a setting of the fast learner only: another learner's record says 1.
-    threads = record.threads if "--threads" not in given and record.learner == "fast" else args.threads
+    if "--learner" not in given and (learner not in LEARNERS or (learner in GPU_LEARNERS and not on_cuda)):
+        learner = "auto"  # a learner this code no longer has (the hand-written "fast" one), or a GPU one off CUDA
     agent = _agent_config(None, record.config)
     problem = _buffer_problem(agent, record.n_agents, record.max_t)  # a run.json written before this was checked
     if problem is not None:
         raise ValueError(f"--resume: the run cannot continue: its config's {problem}; train it again with a larger "
                          "buffer_size (--config) and --force")
-    return _config(args, given, env_id, record.n_agents, record.seed, learner, threads, device, agent, loop,
+    return _config(args, given, env_id, record.n_agents, record.seed, learner, device, agent, loop,
                    args.resume, record.reproducible, save_every, save_buffer, command, extra, resume=args.resume,
                    unity=record.unity)
 
@@ -188,22 +185,13 @@ def _buffer_problem(agent: DDPGConfig, n_agents: int, max_t: int) -> str | None:
     return None
 
 
-def _config(args: argparse.Namespace, given: set[str], env_id: str, n_agents: int, seed: int, learner: str, threads: int,
+def _config(args: argparse.Namespace, given: set[str], env_id: str, n_agents: int, seed: int, learner: str,
             device: str, agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_every: int,
             save_buffer: bool, command: str, record: dict[str, Any], resume: str | None = None,
             unity: str | None = None) -> RunConfig:
     if args.animate and env_id == DEFAULT_ENV:
         raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
-    if "--threads" in given and learner == "readable":  # as other options that do not apply: refused, not dropped
-        why = "--learner readable" if "--learner" in given else "the run's learner, readable"
-        raise ValueError(f"--threads splits the fast learner's update over threads; {why} (autograd) takes none: "
-                         "leave out --threads, or pass --learner fast")
-    # (auto is not refused: a command given --threads for any machine runs the fast learner where there is no GPU)
-    if "--threads" in given and learner in GPU_LEARNERS:
-        why = f"--learner {learner}" if "--learner" in given else f"the run's learner, {learner}"
-        raise ValueError(f"--threads splits the fast learner's update over CPU threads; {why} runs the update as a "
-                         "CUDA graph on the GPU and takes none: leave out --threads, or pass --learner fast")
-    return RunConfig(env_id, n_agents, seed, learner, threads, device, agent, loop, out,
+    return RunConfig(env_id, n_agents, seed, learner, device, agent, loop, out,
                      unity=args.unity if resume is None else unity, resume=resume,
                      force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible,
                      animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,

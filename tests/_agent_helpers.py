@@ -91,15 +91,6 @@ def filled_agent(seed: int = 0, n: int = 2000, **overrides: object) -> Agent:
     return fill(Agent(33, 4, seed, **opts), n, seed)
 
 
-def fast_agent(state_size: int, action_size: int, seed: int, threads: int = 2, **overrides: object) -> Agent:
-    """An ``Agent`` whose updates run on the hand-written CPU back-end (``agent.backend``)."""
-    from ddpg.backends.fast_cpu import FastCPU
-
-    agent = Agent(state_size, action_size, seed, **overrides)  # type: ignore[arg-type]
-    FastCPU(agent, threads=threads)
-    return agent
-
-
 def as_recorded(config) -> dict:
     """A config's dict as a run records it: widths left to model.py (None) as model.py builds them."""
     from dataclasses import replace

@@ -35,12 +35,12 @@ def faked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict:
     calls: dict = {"alone": [], "jobs": [], "sweep": []}
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(bench_gpu, "describe", lambda device: dict(FAKE_GPU))
-    monkeypatch.setattr(bench_gpu, "resolve_learner", lambda name, device: "graph-overlap" if device == "cuda" else "fast")
+    monkeypatch.setattr(bench_gpu, "resolve_learner", lambda name, device: "graph-overlap" if device == "cuda" else "readable")
     monkeypatch.setattr(stepper, "available_cpus", lambda: 16)
     monkeypatch.delenv(stepper.THREADS_VARIABLE, raising=False)
     monkeypatch.setattr(bench_gpu, "ROOT", tmp_path)
 
-    def run_seed(seed, config, max_episodes, n_agents, learner, good_score, good_updates, threads, device):
+    def run_seed(seed, config, max_episodes, n_agents, learner, good_score, good_updates, device):
         calls["alone"].append({"seed": seed, "device": device, "learner": learner, "agents": n_agents,
                                "max_episodes": max_episodes, "env": os.environ.get(stepper.THREADS_VARIABLE)})
         return fake_result(seed, 31.0 if device == "cuda" else 62.0)
@@ -74,14 +74,14 @@ def test_check_runs_the_planned_seeds_and_writes_the_file(faked: dict, tmp_path:
     assert report["check"]["fastest_env_threads"] == 4
     # 2. Seeds 0-2 alone: auto on CUDA, then the CPU, interleaved, the environment threaded.
     assert [(c["seed"], c["device"], c["learner"]) for c in faked["alone"]] == [
-        (0, "cuda", "graph-overlap"), (0, "cpu", "fast"), (1, "cuda", "graph-overlap"), (1, "cpu", "fast"),
-        (2, "cuda", "graph-overlap"), (2, "cpu", "fast")]
+        (0, "cuda", "graph-overlap"), (0, "cpu", "readable"), (1, "cuda", "graph-overlap"), (1, "cpu", "readable"),
+        (2, "cuda", "graph-overlap"), (2, "cpu", "readable")]
     assert {c["env"] for c in faked["alone"]} == {str(default)}
     assert {(c["agents"], c["max_episodes"]) for c in faked["alone"]} == {(20, 120)}
     # 3. Seeds 0-19 with auto on CUDA, in jobs; the jobs' environments leave a CPU free.
     (jobs_call,) = faked["jobs"]
     assert jobs_call["seeds"] == list(range(20))
-    config, max_episodes, agents, learner, good_score, good_updates, _, device = jobs_call["settings"]
+    config, max_episodes, agents, learner, good_score, good_updates, device = jobs_call["settings"]
     assert (max_episodes, agents, learner, device) == (120, 20, "graph-overlap", "cuda")
     assert config.to_dict() == DDPGConfig().to_dict() and (good_score, good_updates) == (GOOD_SCORE, GOOD_UPDATES)
     jobs, threads = report["check"]["jobs"], report["check"]["job_env_threads"]

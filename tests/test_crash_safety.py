@@ -42,7 +42,7 @@ from tests._forked_runs import ForkedRun, forker, run
 ROOT = Path(train_mod.__file__).resolve().parent
 EPISODES = 8
 COMMAND = ["--agents", "2", "--max-t", "20", "--episodes", str(EPISODES), "--save-every", "3", "--save-buffer",
-           "--no-stop", "--threads", "1", "--seed", "3", "--no-progress", "--quiet", "--config",
+           "--no-stop", "--seed", "3", "--no-progress", "--quiet", "--config",
            json.dumps({"buffer_size": 60, "batch_size": 8, "warmup": 16, "learn_every": 2, "learn_updates": 1})]
 
 

@@ -1,5 +1,5 @@
 """Goal paths (``ddpg/variants/goal_paths.py``): the relabelled experience is what the environment
-would have given, and the variant plugs into the agent, the fast learner and the run's state."""
+would have given, and the variant plugs into the agent, its learner and the run's state."""
 
 from __future__ import annotations
 
@@ -111,10 +111,9 @@ def test_relabelled_transitions_are_the_episode_against_consistent_goal_paths(ep
     assert short[2].shape == (2 * paths * n,) and np.all(short[4].reshape(2, -1)[0] == 0.9 ** 2)
 
 
-def test_the_agent_stores_each_episode_again_and_the_fast_learner_runs_it() -> None:
+def test_the_agent_stores_each_episode_again_and_learns_from_it() -> None:
     agent = VariantAgent(33, 4, 0, config=parse_config({**SMALL, "goal_paths": 3, "n_step": 1}))
-    assert backends.choose(agent, "auto") == ("fast", None)  # only what is stored changes, not the update
-    backends.attach(agent, "fast", threads=1)
+    assert backends.attach(agent, "auto") == "readable"  # only what is stored changes, not the update
     env = ReacherEnvironment(num_agents=2, seed=1, verbose=False)
     brain = env.brain_names[0]
     sizes = []

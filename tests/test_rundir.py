@@ -16,7 +16,7 @@ from ddpg.record import UNRECORDED_SETTINGS, RunRecord
 from ddpg.solved import solved_at, trailing_average
 from ddpg_agent import Agent
 from model import Actor
-from tests._agent_helpers import fast_agent, fill, filled_agent
+from tests._agent_helpers import fill, filled_agent
 
 SMALL = {"actor_fc1": 64, "actor_fc2": 32, "critic_fc1": 48, "critic_fc2": 24}
 
@@ -34,9 +34,8 @@ def _write(tmp_path, agent: Agent, episodes: int = 4):
     return scores
 
 
-@pytest.mark.parametrize("agent_class", [Agent, fast_agent])
-def test_checkpoints_load_as_in_the_course(tmp_path, agent_class) -> None:
-    agent = _trained(agent_class)
+def test_checkpoints_load_as_in_the_course(tmp_path) -> None:
+    agent = _trained()
     actor_path, critic_path = tmp_path / "checkpoint_actor.pth", tmp_path / "checkpoint_critic.pth"
     rundir.save_checkpoints(agent, actor_path, critic_path)
     fresh = Agent(state_size=33, action_size=4, random_seed=0)
@@ -44,7 +43,7 @@ def test_checkpoints_load_as_in_the_course(tmp_path, agent_class) -> None:
     fresh.critic_local.load_state_dict(torch.load(critic_path))
     states = np.random.default_rng(0).standard_normal((5, 33))
     np.testing.assert_array_equal(fresh.act(states, add_noise=False), agent.act(states, add_noise=False))
-    # Plain, compact tensors (not views of the fast learner's flat buffer).
+    # Plain, compact tensors (each its own storage, as torch.save writes a module's).
     state = torch.load(actor_path)
     assert list(state) == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"]
     assert state["fc1.weight"].untyped_storage().nbytes() == 128 * 33 * 4
@@ -53,13 +52,13 @@ def test_checkpoints_load_as_in_the_course(tmp_path, agent_class) -> None:
 def test_load_checkpoints_fills_the_targets_and_training_continues(tmp_path) -> None:
     agent = _trained()
     rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
-    other = rundir.load_checkpoints(fill(fast_agent(33, 4, 1, buffer_size=5000, batch_size=32)),
+    other = rundir.load_checkpoints(fill(Agent(33, 4, 1, buffer_size=5000, batch_size=32)),
                                     tmp_path / "a.pth", tmp_path / "c.pth")
     torch.testing.assert_close(other.actor_target.fc1.weight, agent.actor_local.fc1.weight)
     torch.testing.assert_close(other.critic_target.fc2.weight, agent.critic_local.fc2.weight)
-    before = other.backend.flat.clone()
-    other.learn_many(2)  # the loaded weights live in the fast learner's flat storage
-    assert not torch.equal(before, other.backend.flat)
+    before = other.actor_local.fc1.weight.detach().clone()
+    other.learn_many(2)  # the loaded weights are the ones the optimiser steps
+    assert not torch.equal(before, other.actor_local.fc1.weight)
 
 
 def test_missing_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path) -> None:
@@ -117,9 +116,8 @@ def test_write_run_and_read_it_back(tmp_path) -> None:
     assert (tmp_path / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("agent_class", [Agent, fast_agent])
-def test_agent_from_run_rebuilds_any_architecture(tmp_path, agent_class) -> None:
-    agent = _trained(agent_class, **SMALL)
+def test_agent_from_run_rebuilds_any_architecture(tmp_path) -> None:
+    agent = _trained(Agent, **SMALL)
     _write(tmp_path, agent)
     replay = agent_from_run(tmp_path)
     assert replay.actor_local.fc1.out_features == 64 and replay.critic_local.fc2.out_features == 24
@@ -193,12 +191,11 @@ def test_filled_agent_helper_is_readable_agent() -> None:
     assert type(filled_agent()) is Agent
 
 
-@pytest.mark.parametrize("agent_class", [Agent, fast_agent])
-def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path, agent_class) -> None:
-    agent = _trained(agent_class)
+def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path) -> None:
+    agent = _trained()
     agent.t_step = 7
     rundir.save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
-    fresh = agent_class(33, 4, 3, buffer_size=5000, batch_size=32)
+    fresh = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
     saved = rundir.load_training_state(tmp_path, fresh)
     assert saved["exact"] and len(fresh.memory) == len(agent.memory) and fresh.t_step == 7
     assert torch.equal(fresh.memory.data, agent.memory.data)
@@ -211,7 +208,7 @@ def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path, agent_class
     other.mkdir()
     rundir.save_training_state(other, agent, {"scores": []}, None, save_buffer=True)
     (other / rundir.BUFFER_FILE).replace(tmp_path / rundir.BUFFER_FILE)
-    again = agent_class(33, 4, 3, buffer_size=5000, batch_size=32)
+    again = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
     assert rundir.load_training_state(tmp_path, again)["exact"] is False
     assert len(again.memory) == 0
 
@@ -238,35 +235,21 @@ def _adam_moments(agent: Agent) -> list[torch.Tensor]:
     return out
 
 
-def test_a_training_state_moves_between_learners_and_loads_the_old_flat_layout() -> None:
-    """Any learner takes any learner's training state: the fast back-end hands its flat Adam to
-    the agent's torch Adam before a save and takes it back after a load, losslessly. States the
-    fast learner saved before it became a back-end (one flat Adam state) still load."""
-    fast = _trained(fast_agent)
-    state = agent_state.capture(fast)
-    assert set(state["optimizer"]) == {"actor", "critic"}
-    readable = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
-    assert agent_state.restore(readable, state) is False  # no rows: not exact
-    flat = fast.backend.optimizer
-    assert torch.equal(torch.cat([m.reshape(-1) for m in _adam_moments(readable)[1::3]]), flat.exp_avg)
-    assert torch.equal(torch.cat([m.reshape(-1) for m in _adam_moments(readable)[2::3]]), flat.exp_avg_sq)
-    assert all(int(step) == flat.t == 3 for step in _adam_moments(readable)[::3])
-    for a, b in zip(readable.critic_target.parameters(), fast.critic_target.parameters(), strict=True):
-        assert torch.equal(a, b)
-    # ... and back: the readable agent's state gives a fresh fast agent the first one's flat Adam.
-    again = fast_agent(33, 4, 3, buffer_size=5000, batch_size=32, threads=1)
-    agent_state.restore(again, agent_state.capture(readable))
-    assert torch.equal(again.backend.optimizer.exp_avg, flat.exp_avg) and again.backend.optimizer.t == flat.t
-    assert torch.equal(again.backend.flat, fast.backend.flat)
-    # The old layout.
-    legacy = {**state, "optimizer": {"flat": {"exp_avg": flat.exp_avg.clone(), "exp_avg_sq": flat.exp_avg_sq.clone(),
-                                              "t": flat.t}}}
+def test_a_training_state_of_the_retired_fast_learner_still_loads() -> None:
+    """Training states the hand-written fast learner saved before it became a back-end hold one flat
+    Adam state ([actor | critic] moments, one step count): they load into the agent's two torch Adams,
+    which then continue as the agent that saved the moments would."""
+    readable = _trained()
+    state = agent_state.capture(readable)
+    moments = _adam_moments(readable)
+    legacy = {**state, "optimizer": {"flat": {"exp_avg": torch.cat([m.reshape(-1) for m in moments[1::3]]),
+                                              "exp_avg_sq": torch.cat([m.reshape(-1) for m in moments[2::3]]),
+                                              "t": int(moments[0])}}}
     old = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
     agent_state.restore(old, legacy)
-    for a, b in zip(_adam_moments(old), _adam_moments(readable), strict=True):
+    for a, b in zip(_adam_moments(old), moments, strict=True):
         assert torch.equal(a, b)
-    # Both continue with the same update, to float32 rounding.
-    for agent in (readable, old, again):
+    for agent in (readable, old):
         fill(agent)
     readable.learn_many(2)
     old.learn_many(2)

@@ -113,7 +113,7 @@ def test_bench_ablation_keeps_a_variant_until_every_seed_has_finished(tmp_path, 
                         ("PLOT_FILE", tmp_path / "ablation.png")):
         monkeypatch.setattr(bench_ablation, name, value)
     record = {"group": "variants", "config": {}, "scores": [1.0], "solved_at": None, "time_to_solve_s": None,
-              "wall_time_s": 1.0, "first_mean_30": None, "learner": "fast", "threads": 1, "git_commit": None}
+              "wall_time_s": 1.0, "first_mean_30": None, "learner": "readable", "threads": 1, "git_commit": None}
     finished = [{**record, "variant": "noisy", "seed": 0}, {**record, "variant": "batch_norm", "seed": 0},
                 {**record, "variant": "batch_norm", "seed": 1}]
     monkeypatch.setattr(bench_ablation, "run_sweep", lambda *a, **k: [])

@@ -17,12 +17,18 @@ update stays the one ``ddpg_agent.py`` shows. What makes it capture-safe:
 * TD3's policy delay decides in Python whether the actor learns, so one graph is captured
   for each phase of the delay and the agent's update count picks which replays.
 
-Acting stays on the CPU, on a copy of the actor refreshed after each learning step and run
-through the fast back-end's written-out forward pass (``fast_cpu.ActorForward``): 20 states
-through the actor cost less there than a round trip to the GPU (about 35-68 us against
-125-172 us eagerly on CUDA, as a prototype measured them). The first ``WARMUP`` updates run eagerly on a side stream (as
-PyTorch asks before a capture: the optimiser's state and the allocator settle), and count as
-updates like any other.
+Acting stays on the CPU, on a copy of the actor module (its own class and forward) refreshed
+after each learning step: 20 states through the actor cost less there than a round trip to the
+GPU. The first ``WARMUP`` updates run eagerly on a side stream (as PyTorch asks before a capture:
+the optimiser's state and the allocator settle), and count as updates like any other.
+
+A graph holds what it captured: the tensors, the hooks, the settings read as Python numbers. So
+before each learning step it compares what the update reads (``Captured``: each network's and
+optimiser's class, modules, parameters, their ``requires_grad`` and hooks, the optimisers'
+settings, the config) with what it captured, and when that changed (a frozen layer, a swapped
+class, weights loaded with ``assign=True``, a new learning rate) it captures again, with one line
+saying why; the acting copy is made again too. A library function rebound after the capture is
+code, not an object, and is not seen: such an edit runs from the next process (or on the CPU).
 
 ``overlap=True`` (``--learner graph-overlap``) lets the GPU replay a learning step while the
 CPU steps the environment: ``learn_many`` launches the replays and returns, and the acting
@@ -46,10 +52,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg.backends.passes import ActorForward
 from ddpg.variants import registry
 from ddpg_agent import Agent, ReplayBuffer
-from model import Actor
 
 WARMUP = 3  # eager updates before the capture
 
@@ -135,11 +139,10 @@ class CudaGraph:
             if agent.device.index is not None:
                 torch.cuda.set_device(agent.device)  # captures and streams use the current device
             torch.cuda.manual_seed(agent.seed)  # the batches' draws: the same seed, the same run on one GPU
-        # Acting on the CPU: a copy of the actor when it is model.py's plain one (a variant's
-        # actor, with batch norm's modes, acts where it learns).
-        self.acting = copy.deepcopy(agent.actor_local).cpu().eval() if type(agent.actor_local) is Actor else None
-        self._forward = ActorForward.of(self.acting) if self.acting is not None else None  # its pass written out
-        self._refresh_acting()
+        self.acting: torch.nn.Module | None = None
+        self.captured: tuple[Any, ...] | None = None  # what the graphs hold (``captured_state``)
+        self.recaptures = 0
+        self._copy_actor()
         agent.backend = self
 
     # ------------------------------------------------------------ updates
@@ -151,6 +154,9 @@ class CudaGraph:
         agent, memory = self.agent, self.agent.memory
         if self.stale:
             self._refresh_acting()  # waits for the last learning step's replays
+        changed = self._changed()
+        if changed:
+            self._start_again(changed)
         if n_updates <= 0:
             return
         if memory.size == 0:
@@ -217,18 +223,56 @@ class CudaGraph:
                 self.graphs.append(graph)
         finally:
             agent.n_updates = count
+        self.captured = captured_state(agent)
+
+    def _changed(self) -> str | None:
+        """What the update reads that differs from what was captured (or from what the acting copy
+        was made of), in words, or None."""
+        if self.captured is None and self.acting_of is None:
+            return None
+        now = captured_state(self.agent)
+        then = self.captured if self.captured is not None else self.acting_of
+        if now == then:
+            return None
+        names = ("the agent's class or methods", "the config", "the actor", "the critic", "the target actor",
+                 "the target critic", "the actor's optimiser", "the critic's optimiser")
+        return ", ".join(n for n, a, b in zip(names, now, then, strict=True) if a != b)
+
+    def _start_again(self, changed: str) -> None:
+        """Drop the graphs and the acting copy, made of what has changed: the next updates run eagerly
+        and capture again, and acting copies the actor as it is now."""
+        if self.stale or self.cuda:
+            self.settle()
+        had_graphs = bool(self.graphs)
+        self.graphs, self.eager_updates, self.captured = [], 0, None
+        self._set_capturable()
+        self._copy_actor()
+        self.recaptures += 1
+        print(f"Learner: {self.name} from update {self.agent.n_updates + 1}: {changed} changed since "
+              + ("the update was captured, so it is captured again" if had_graphs else
+                 "the acting copy was made, so it is made again"), file=sys.stderr)
 
     # ------------------------------------------------------------ acting
     def policy(self, states: np.ndarray) -> np.ndarray:
-        """mu(s) on the CPU copy of the actor, its pass written out as the fast back-end's (or on the
-        GPU for a variant's actor)."""
-        if self._forward is not None:
-            return self._forward(states)
+        """mu(s) on the CPU copy of the actor module (its own forward), or on the GPU for a variant's
+        actor, whose modes or noise live there."""
+        if self.acting is not None:
+            with torch.no_grad():
+                return self.acting(torch.from_numpy(states)).numpy()
         with torch.no_grad():
             return self.agent.actor_local(torch.from_numpy(states).to(self.agent.device)).cpu().numpy()
 
     def weights_loaded(self) -> None:
         self._refresh_acting()  # checkpoints were loaded into the networks
+
+    def _copy_actor(self) -> None:
+        """The acting copy: the actor module itself, copied to the CPU in evaluation mode, when it is a
+        plain one (a variant's actor, with batch norm's modes or NoisyNet's noise, acts where it learns)."""
+        plain = not any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) or type(m).__module__.startswith("ddpg.")
+                        for m in self.agent.actor_local.modules())
+        self.acting = copy.deepcopy(self.agent.actor_local).cpu().eval() if plain else None
+        self.acting_of = captured_state(self.agent)
+        self.stale = False
 
     def _refresh_acting(self) -> None:
         self.stale = False
@@ -275,10 +319,37 @@ class CudaGraph:
                 group["capturable"] = self.cuda
 
 
+def _module_state(module: torch.nn.Module) -> tuple[Any, ...]:
+    """What a captured graph holds of a module: its submodules' classes, modes and hooks, and its
+    parameters' tensors (identity and storage), ``requires_grad`` and hooks."""
+    modules = tuple((name, type(m), m.training, len(m._forward_hooks), len(m._forward_pre_hooks),
+                     len(m._backward_hooks), len(getattr(m, "_parametrizations", ()) or ()))
+                    for name, m in module.named_modules())
+    params = tuple((name, id(p), p.data_ptr(), tuple(p.shape), p.requires_grad, len(p._backward_hooks or {}),
+                    len(getattr(p, "_post_accumulate_grad_hooks", None) or {}))
+                   for name, p in module.named_parameters())
+    return id(module), modules, params
+
+
+def _optimizer_state(optimizer: torch.optim.Optimizer) -> tuple[Any, ...]:
+    groups = tuple((tuple(id(p) for p in g["params"]), tuple(sorted((k, repr(v)) for k, v in g.items() if k != "params")))
+                   for g in optimizer.param_groups)
+    return id(optimizer), type(optimizer), groups
+
+
+def captured_state(agent: Agent) -> tuple[Any, ...]:
+    """What a captured update depends on beyond its code, to compare before each learning step."""
+    methods = tuple(sorted(k for k, v in vars(agent).items() if callable(v) and not isinstance(v, torch.nn.Module)))
+    config = tuple(sorted((k, repr(v)) for k, v in vars(agent.config).items()))
+    return ((type(agent), methods), config, *(_module_state(m) for m in (agent.actor_local, agent.critic_local,
+                                                                          agent.actor_target, agent.critic_target)),
+            _optimizer_state(agent.actor_optimizer), _optimizer_state(agent.critic_optimizer))
+
+
 def capture_problem(agent: Agent) -> str | None:
     """Why the agent's update cannot be captured as a CUDA graph, or None when it can."""
     problems = registry.capture_problems(agent.config)  # the variants' entries say what it cannot capture
     return problems[0] if problems else None
 
 
-__all__ = ["WARMUP", "CudaGraph", "DeviceReplayBuffer", "capture_problem"]
+__all__ = ["WARMUP", "CudaGraph", "DeviceReplayBuffer", "capture_problem", "captured_state"]

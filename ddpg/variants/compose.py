@@ -18,7 +18,7 @@ from ddpg.variants import registry
 
 
 def code_names(code: types.CodeType) -> set[str]:
-    """Every name a code object and the functions inside it refer to (``backends.admission`` reads them too)."""
+    """Every name a code object and the functions inside it refer to."""
     out, todo = set(), [code]
     while todo:
         c = todo.pop()
@@ -85,32 +85,6 @@ def _variant_classes(cls: type) -> list[type]:
     return [k for k in front if k.__module__.startswith("ddpg.variants.")]
 
 
-# The parts of Agent's update that the fast learner's record fingerprints: an edit of one is known.
-UPDATE_PARTS = ("learn", "td_target", "target_action", "target_value", "critic_loss", "actor_loss", "optimise",
-                "soft_update")
-
-
-def replaced_parts(cls: type) -> dict[str, tuple[str, str]]:
-    """The parts of ``ddpg_agent.Agent``'s update that a variant in ``cls`` replaces, so that an edit of
-    them in ddpg_agent.py would not run: part -> (where it is replaced, the variant's switch). A piece's
-    part that calls super() (or Agent's) wraps it and runs the edit, unless the piece says it replaces
-    it on some updates (``partly_replaces``)."""
-    out: dict[str, tuple[str, str]] = {}
-    for k in _variant_classes(cls):
-        for part in UPDATE_PARTS:
-            if part not in k.__dict__ or part in out:
-                continue
-            names = _names(k.__dict__[part])
-            if ("super" in names or "Agent" in names) and part not in getattr(k, "partly_replaces", ()):
-                continue
-            serves = set(getattr(k, "for_needs", ()))  # a class put in for the pieces that need these parts
-            switches = [v.switch for v in registry.VARIANTS
-                        if v.piece in cls.__mro__ and (issubclass(v.piece, k) or serves & set(v.needs))]
-            file = f"ddpg/variants/{k.__module__.rsplit('.', 1)[-1]}.py"
-            out[part] = (f"{k.__name__}.{part} ({file})", switches[0] if switches else "the variants")
-    return out
-
-
 def variant_parts(cls: type) -> dict[str, list[str]]:
     """The parts of the update and the constructors that ``cls``'s variants define, by file."""
     out: dict[str, list[str]] = {}
@@ -121,4 +95,4 @@ def variant_parts(cls: type) -> dict[str, list[str]]:
     return out
 
 
-__all__ = ["UPDATE_PARTS", "code_names", "problem", "replaced_parts", "variant_parts"]
+__all__ = ["code_names", "problem", "variant_parts"]
