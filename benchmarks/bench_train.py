@@ -397,14 +397,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"solved: {summary['n_solved']}/{len(results)}")
 
     if not args.skip_updates:
-        for key in ("learner",):
-            rate, rates = learner_updates_per_s(config, args.learner, device=device)
-            where = f"on {device}" if args.learner in GPU_LEARNERS else f"autograd on {device}"
-            print(f"{key.replace('_', ' ')}: {rate:.0f} updates/s (batch {config.batch_size}, "
-                  f"actor {config.actor_fc1}-{config.actor_fc2}, critic {config.critic_fc1}-"
-                  f"{config.critic_fc2}, learner '{args.learner}' {where}; blocks: "
-                  f"{', '.join(f'{x:.0f}' for x in rates)})", flush=True)
-            report.update({f"{key}_updates_per_s": rate, f"{key}_blocks": rates})
+        rate, rates = learner_updates_per_s(config, args.learner, device=device)
+        where = f"on {device}" if args.learner in GPU_LEARNERS else f"autograd on {device}"
+        print(f"learner: {rate:.0f} updates/s (batch {config.batch_size}, actor {config.actor_fc1}-{config.actor_fc2}, "
+              f"critic {config.critic_fc1}-{config.critic_fc2}, learner '{args.learner}' {where}; blocks: "
+              f"{', '.join(f'{x:.0f}' for x in rates)})", flush=True)
+        report.update({"learner_updates_per_s": rate, "learner_blocks": rates})
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         write_json(args.json, report)

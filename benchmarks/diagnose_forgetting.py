@@ -5,7 +5,7 @@
 One arm's training episode is one sample: one goal's path, with the exploration noise on.
 After its score first reaches 30 it often falls back to the teens before the run solves
 (Report.md, "One arm"). This trains one seed as ``train.py --agents 1`` does (the one-arm
-settings, ``tasks.REACHER_ONE_ARM``; fast learner, one thread) and, after every episode, asks
+settings, ``tasks.REACHER_ONE_ARM``; one thread) and, after every episode, asks
 the agent as it then is:
 
 * ``greedy``: the score of its greedy policy (no noise) on one episode of 20 arms, the same

@@ -7,7 +7,7 @@ A slow start on the 20-arm Reacher (the mean score under 10 for tens of episodes
 an actor whose tanh outputs sit at +-1: a torque pinned to a bound says nothing about where
 the goal is, and at a saturated tanh the actor's gradient all but vanishes, so the policy
 stays there until the critic teaches it otherwise. This trains one seed as ``train.py``
-does (fast learner, one thread, the default schedule unless --good-updates says otherwise)
+does (one thread, the default schedule unless --good-updates says otherwise)
 and, after every episode, prints the mean score over the arms and, for the actor as it then
 is on 4,096 states drawn from the replay buffer (a generator of its own, so the run is the
 one train.py makes): the share of action components with |mu(s)| > 0.99, the mean |mu(s)|,

@@ -12,8 +12,10 @@ from typing import Any
 
 from benchmarks.catalogue import Record, ResultError, ep, files, glob, load, median, rel, seeds, short, table, text
 
-# The 20-arm defaults over seeds 0-19 (each the next's predecessor), and the one-arm settings' runs.
+# The 20-arm defaults over seeds 0-19 (each the next's predecessor: "today" is the agent's own update, "gamma095"
+# the same settings on the retired hand-written CPU learner), and the one-arm settings' runs.
 TWENTY = {
+    "today": [f"bench_train_readable_20seeds_{p}.json" for p in ("0-9", "10-19")],
     "gamma095": [f"bench_train_gamma095_20seeds_{p}.json" for p in ("6_13", "0_1", "2_5_7_10", "11_12_14_19")],
     "layer_norm": ["bench_train_layer_norm_20seeds_4_3_9_0-8.json", "bench_train_layer_norm_20seeds_13_10-19.json"],
     "layer_norm_var_mean": ["bench_train_layer_norm_var_mean_20seeds_9_0-8.json",

@@ -27,8 +27,8 @@ interpreter with them set (what ``train.py --reproducible`` does), and a noteboo
 
 One operation could not be pinned: ``torch.sqrt`` goes through MKL's vector maths, which
 rounds differently on AMD and Intel CPUs whatever the branch. The learners' one square root
-(Adam's) therefore avoids it in both modes: ``ddpg.backends.fast_cpu.FlatAdam`` takes numpy's, and the
-readable agent's Adam is PyTorch's fused one, both IEEE-exact. MuJoCo needs no pin (its
+(Adam's) therefore avoids it in both modes: the agent's Adam is PyTorch's fused one, IEEE-exact
+(the hand-written learner retired after commit 892bcff took numpy's). MuJoCo needs no pin (its
 wheel is compiled once for every x86-64 CPU with AVX), nor does glibc's maths library (it
 takes its FMA versions of sin and cos on every CPU with AVX2). What stays fixed besides: the
 pinned package versions (requirements.txt).

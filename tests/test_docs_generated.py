@@ -38,15 +38,15 @@ def _mutated_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
 
 
 def test_a_changed_number_in_a_result_fails_the_check(tmp_path, monkeypatch, capsys):
-    """Seed 4 of today's 20-seed default solved at 102; were its file to say 103, the Report's
+    """Seed 4 of today's 20-seed default solved at 100; were its file to say 103, the Report's
     table and the README's would no longer be what the results give."""
     def later(data: dict) -> None:
         seed = next(s for s in data["seeds"] if s["seed"] == 4)
-        assert seed["solved_at"] == 102
+        assert seed["solved_at"] == 100
         seed["solved_at"] = 103
 
-    _mutated_results(tmp_path, monkeypatch, "bench_train_gamma095_20seeds_2_5_7_10.json", later)
-    assert next(s for s in figures.twenty("gamma095") if s["seed"] == 4)["solved_at"] == 103
+    _mutated_results(tmp_path, monkeypatch, "bench_train_readable_20seeds_0-9.json", later)
+    assert next(s for s in figures.twenty("today") if s["seed"] == 4)["solved_at"] == 103
     assert catalogue.run(check=True) != 0
     out = capsys.readouterr().out
     assert "Report.md" in out and "| 4 | 103 |" in out
@@ -99,9 +99,9 @@ def test_the_committed_checkpoints_are_the_ones_the_readme_run_produced():
     from ddpg_agent import DDPGConfig
 
     run = json.loads((ROOT / "checkpoint_run.json").read_text())
-    seed_0 = next(s for s in figures.twenty("gamma095") if s["seed"] == 0)
+    seed_0 = next(s for s in figures.twenty("today") if s["seed"] == 0)
     assert run["seed"] == 0 and run["solved_at_episode"] == seed_0["solved_at"]
-    assert run["machine"]["cpu"] == catalogue.load(figures.TWENTY["gamma095"][0])["machine"]["cpu"]
+    assert run["machine"]["cpu"] == catalogue.load(figures.TWENTY["today"][0])["machine"]["cpu"]
     assert parse_config(run["config"]) == figures.with_built_widths(DDPGConfig())
     assert run["command"].startswith("python train.py --out runs/latest")
     scores = (ROOT / "checkpoint_scores.csv").read_text().splitlines()

@@ -53,17 +53,17 @@ def refusal(agent: Agent) -> str | None:
 
 # Each learner (ddpg.options.LEARNERS but auto): its line at attach, what runs its update, what it serves.
 LEARNER_ROWS: dict[str, tuple[str, str, str]] = {
-    "readable": ("ddpg_agent.py's update as loaded, on the agent's own networks and optimisers (autograd)",
+    "readable": ("The update of ddpg_agent.py as loaded, on the agent's own networks and optimisers (autograd)",
                  "`Agent.learn` itself, eagerly (autograd), on the agent's own modules and optimisers",
                  "any device, any network, every variant; `auto` on the CPU"),
-    "graph": ("ddpg_agent.py's update as loaded, captured as a CUDA graph and replayed (captured again when the "
+    "graph": ("The update of ddpg_agent.py as loaded, captured as a CUDA graph and replayed (captured again when the "
               "networks or optimisers change)",
               "`ddpg/backends/cuda_graph.py`: `Agent.learn` itself captured as a CUDA graph and replayed, captured "
               "again when what it holds changes; the buffer copied to the GPU once per learning step, batches drawn "
               "there; acting on a CPU copy of the actor module",
               "CUDA; every variant but prioritized replay and NoisyNet (their sum tree and noise generator live on the "
               "host)"),
-    "graph-overlap": ("ddpg_agent.py's update as loaded, captured as a CUDA graph, replayed while the environment "
+    "graph-overlap": ("The update of ddpg_agent.py as loaded, captured as a CUDA graph, replayed while the environment "
                       "steps (acting one learning step behind)",
                       "the same, but `learn_many` returns while the GPU replays, and the acting copy takes the new actor "
                       "at the start of the next learning step: the environment steps while the GPU learns, and the arms "
@@ -90,7 +90,7 @@ def attach(agent: Agent, learner: str = "auto") -> str:
         raise ValueError(f"this agent already runs on the {agent.backend.name} learner; build a new agent "
                          "for another learner")
     name = choose(agent, learner)
-    print(f"Learner: {name}. {SAYS[name][0].upper()}{SAYS[name][1:]}{runs(agent)}.")
+    print(f"Learner: {name}. {SAYS[name]}{runs(agent)}.")
     if name in GPU_LEARNERS:
         CudaGraph(agent, overlap=name == "graph-overlap")
     return name

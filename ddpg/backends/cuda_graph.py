@@ -2,8 +2,8 @@
 
 These networks are small (33-128-128-4 and a critic alike, batches of 256): on a GPU one
 update is some sixty small kernels, and eager PyTorch spends more time launching them than the
-GPU spends running them (3.8-4.7 ms per update on an H200, slower than the 2-core CPU's fast
-learner at 0.85 ms). Captured as a CUDA graph, the same kernels replay with one launch: 0.53 ms.
+GPU spends running them (3.8-4.7 ms per update on an H200, about what a 2-core CPU takes).
+Captured as a CUDA graph, the same kernels replay with one launch: 0.53 ms.
 Nothing is rewritten: the graph records ``agent.learn`` itself (the variants' too), so the
 update stays the one ``ddpg_agent.py`` shows. What makes it capture-safe:
 

@@ -16,7 +16,7 @@ turns them into the critic's loss for the pieces that have several), and the tar
 (``config.PRESETS``): TD3 is this agent's DDPG with them on. ``{"preset": "redq"}`` and
 ``{"preset": "crossq"}`` are the other two presets. It is the readable learner (autograd).
 n-step returns (``n_step``) are plain DDPG's own setting (``ddpg_agent.NStepReturns``), so they
-combine with every variant here and run on the fast learner too.
+combine with every variant here.
 """
 
 from __future__ import annotations

@@ -160,8 +160,7 @@ class GoalPathsPiece:
     episode every arm's motion goes into the buffer again against ``goal_paths`` more goal paths
     (hindsight relabelling, as HER, for a goal that moves), each a goal on the ring at a speed drawn
     as the environment draws it, with the rewards it would have given and the same n-step returns,
-    before any of the next episode's updates. It changes what is stored, not the update, so the
-    fast learner runs it."""
+    before any of the next episode's updates. It changes what is stored, not the update."""
 
     def __init__(self: Any, state_size: int, action_size: int, *args: Any, **kwargs: Any) -> None:
         super().__init__(state_size, action_size, *args, **kwargs)  # type: ignore[misc]
