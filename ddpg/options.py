@@ -55,8 +55,9 @@ def _run_options(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--seed", type=random_seed, default=0, help="random seed, 0 to 2**63 - 1 (default 0)")
     g.add_argument("--env", default=DEFAULT_ENV, metavar="ID",
                    help="'reacher' (default): the built-in 20-arm Reacher; or any Gymnasium environment id with a Box "
-                        "action space, e.g. MountainCarContinuous-v0, Pendulum-v1, Reacher-v5, UnityReacher-v0 "
-                        "(per-task settings: ddpg.tasks.TASKS)")
+                        "action space, e.g. MountainCarContinuous-v0, Pendulum-v1, Reacher-v5, UnityReacher-v0, "
+                        "UnityCrawler-v0 (the built-in Crawler: --num-envs 12 for the course's 12 crawlers; per-task "
+                        "settings: ddpg.tasks.TASKS)")
     g.add_argument("--num-envs", type=positive_int, default=None,
                    help="--env ID: copies of the task stepped together, one scores column each (default 1)")
     g.add_argument("--agents", type=positive_int, default=None,
