@@ -42,8 +42,8 @@ def test_ensemble_members_are_model_critics_run_together(layer_norm) -> None:
     if layer_norm:
         for i, member in enumerate(members):
             for ln in ("ln1", "ln2"):
-                getattr(member, ln).weight.data = getattr(ensemble, f"{ln}_w")[i, 0].detach().clone()
-                getattr(member, ln).bias.data = getattr(ensemble, f"{ln}_b")[i, 0].detach().clone()
+                getattr(member, ln).weight.data = getattr(ensemble, f"{ln}__weight")[i].detach().clone()
+                getattr(member, ln).bias.data = getattr(ensemble, f"{ln}__bias")[i].detach().clone()
     state, action = torch.randn(16, 33), torch.rand(16, 4) * 2 - 1
     every = ensemble.all(state, action)
     assert every.shape == (4, 16, 1)
@@ -72,9 +72,9 @@ def test_subset_min_draws_members_afresh_from_torchs_generator() -> None:
 def test_ensemble_agent_learns_every_member_from_one_target() -> None:
     agent = filled_agent({"ensemble": 3, "ensemble_subset": 2})
     assert isinstance(agent.critic_local, CriticEnsemble) and isinstance(agent.critic_target, CriticEnsemble)
-    before = agent.critic_local.fc3_w.detach().clone()
+    before = agent.critic_local.fc3__weight.detach().clone()
     agent.learn_many(1)
-    moved = (agent.critic_local.fc3_w - before).flatten(1).abs().amax(1)
+    moved = (agent.critic_local.fc3__weight - before).flatten(1).abs().amax(1)
     assert (moved > 0).all()  # each of the three learned
     # The target: rewards + discount times the smaller target value of the pair the generator draws.
     _, _, rewards, next_states, discounts = agent.memory.sample()

@@ -11,61 +11,55 @@ over-estimation would not survive: here that is ``learn_updates`` as ever.
 ``CriticEnsemble`` holds the N critics as one module, so the agent's one critic optimiser, its
 gradient clipping (over all N), the soft target update and the saved state treat them as
 "the critic", as ``twin.TwinCritic`` does for two. Its members are ``model.Critic``s, each
-initialised from its own seed, and run as one batched pass: their weights are stacked, so a
-layer of all N critics is one batched matrix product rather than N small ones.
+initialised from its own seed, and run as one batched pass: their weights are stacked, and
+``model.Critic.forward`` itself runs on all of them at once (``torch.func.vmap``), so an edit of
+model.py's critic is the ensemble's too.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from model import Critic
 
 
 class CriticEnsemble(nn.Module):
-    """``n`` critics of ``model.Critic``'s shape, ``make_critic(seed + i)`` for i < n: ``forward``
-    gives their mean Q, ``all`` every member's, ``subset_min`` the smallest of a random ``m``."""
+    """``n`` critics of ``model.Critic``, ``make_critic(seed + i)`` for i < n: ``forward`` gives
+    their mean Q, ``all`` every member's, ``subset_min`` the smallest of a random ``m``."""
 
     def __init__(self, make_critic: Callable[[int], Critic], seed: int, n: int) -> None:
         super().__init__()
         members = [make_critic(seed + i) for i in range(n)]
-        self.n, self.layer_norm = n, isinstance(members[0].ln1, nn.LayerNorm)
-
-        def stacked(get: Callable[[Critic], torch.Tensor]) -> nn.Parameter:
-            return nn.Parameter(torch.stack([get(m).detach() for m in members]))
-
-        # Linear layers as (n, in, out) weights and (n, 1, out) biases: x @ W + b for every member at once.
-        for name in ("fcs1", "fc2", "fc3"):
-            self.register_parameter(f"{name}_w", stacked(lambda m, name=name: getattr(m, name).weight.T))
-            self.register_parameter(f"{name}_b", stacked(lambda m, name=name: getattr(m, name).bias[None]))
-        if self.layer_norm:  # each member's own gain and shift, as nn.LayerNorm's
-            for name in ("ln1", "ln2"):
-                self.register_parameter(f"{name}_w", stacked(lambda m, name=name: getattr(m, name).weight[None]))
-                self.register_parameter(f"{name}_b", stacked(lambda m, name=name: getattr(m, name).bias[None]))
+        self.n = n
+        # One member's module, with no storage of its own, whose forward runs on each member's weights.
+        self.shape = [copy.deepcopy(members[0]).to("meta")]  # a list: not a submodule, no parameters
+        params, buffers = torch.func.stack_module_state(members)
+        self.names = list(params)
+        for name, stacked in params.items():  # (n, ...) each: every member's tensor of that name
+            self.register_parameter(name.replace(".", "__"), nn.Parameter(stacked.detach().clone()))
+        for name, stacked in buffers.items():
+            self.register_buffer(name.replace(".", "__"), stacked.clone())
+        self.buffer_names = list(buffers)
 
     def all(self, state: torch.Tensor, action: torch.Tensor, members: torch.Tensor | None = None) -> torch.Tensor:
         """Q(state, action) of every member (or of ``members``, indices), shape (n, B, 1):
-        ``model.Critic.forward`` for each, one batched matrix product per layer."""
-        n = self.n if members is None else len(members)
+        ``model.Critic.forward`` itself for each, vectorised over the members (``torch.func.vmap``)."""
+        def stacked(name: str) -> torch.Tensor:
+            t = getattr(self, name.replace(".", "__"))
+            return t if members is None else t[members]
 
-        def w(name: str) -> torch.Tensor:
-            stacked = getattr(self, name)
-            return stacked if members is None else stacked[members]
+        params = {name: stacked(name) for name in self.names}
+        buffers = {name: stacked(name) for name in self.buffer_names}
 
-        def layer(x: torch.Tensor, fc: str, ln: str) -> torch.Tensor:
-            x = torch.baddbmm(w(f"{fc}_b"), x, w(f"{fc}_w"))
-            if self.layer_norm:
-                x = F.layer_norm(x, x.shape[-1:]) * w(f"{ln}_w") + w(f"{ln}_b")
-            return F.relu(x)
+        def one(p: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> torch.Tensor:
+            return torch.func.functional_call(self.shape[0], (p, b), (state, action))
 
-        xs = layer(state.expand(n, *state.shape), "fcs1", "ln1")
-        x = layer(torch.cat((xs, action.expand(n, *action.shape)), dim=2), "fc2", "ln2")
-        return torch.baddbmm(w("fc3_b"), x, w("fc3_w"))
+        return torch.func.vmap(one)(params, buffers)
 
     def forward(self, state: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         """The members' mean Q, (B, 1): what the actor climbs, the metrics read and ``watch.py`` shows."""
