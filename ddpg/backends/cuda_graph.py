@@ -23,7 +23,7 @@ GPU. The first ``WARMUP`` updates run eagerly on a side stream (as PyTorch asks 
 the optimiser's state and the allocator settle), and count as updates like any other.
 
 A graph holds what it captured: the tensors, the hooks, the settings read as Python numbers. So
-before each learning step it compares what the update reads (``Captured``: each network's and
+before each learning step it compares what the update reads (``captured_state``: each network's and
 optimiser's class, modules, parameters, their ``requires_grad`` and hooks, the optimisers'
 settings, the config) with what it captured, and when that changed (a frozen layer, a swapped
 class, weights loaded with ``assign=True``, a new learning rate) it captures again, with one line
@@ -140,7 +140,7 @@ class CudaGraph:
                 torch.cuda.set_device(agent.device)  # captures and streams use the current device
             torch.cuda.manual_seed(agent.seed)  # the batches' draws: the same seed, the same run on one GPU
         self.acting: torch.nn.Module | None = None
-        self.captured: tuple[Any, ...] | None = None  # what the graphs hold (``captured_state``)
+        self.held: tuple[Any, ...] = ()  # what the graphs and the acting copy were made of (``captured_state``)
         self.recaptures = 0
         self._copy_actor()
         agent.backend = self
@@ -223,28 +223,24 @@ class CudaGraph:
                 self.graphs.append(graph)
         finally:
             agent.n_updates = count
-        self.captured = captured_state(agent)
 
     def _changed(self) -> str | None:
-        """What the update reads that differs from what was captured (or from what the acting copy
-        was made of), in words, or None."""
-        if self.captured is None and self.acting_of is None:
-            return None
+        """What the update reads that differs from what the graphs and the acting copy were made of
+        (checked at the start of each learning step, so a capture later in it holds the same), in
+        words, or None."""
         now = captured_state(self.agent)
-        then = self.captured if self.captured is not None else self.acting_of
-        if now == then:
+        if now == self.held:
             return None
         names = ("the agent's class or methods", "the config", "the actor", "the critic", "the target actor",
                  "the target critic", "the actor's optimiser", "the critic's optimiser")
-        return ", ".join(n for n, a, b in zip(names, now, then, strict=True) if a != b)
+        return ", ".join(n for n, a, b in zip(names, now, self.held, strict=True) if a != b)
 
     def _start_again(self, changed: str) -> None:
         """Drop the graphs and the acting copy, made of what has changed: the next updates run eagerly
         and capture again, and acting copies the actor as it is now."""
-        if self.stale or self.cuda:
-            self.settle()
+        self.settle()
         had_graphs = bool(self.graphs)
-        self.graphs, self.eager_updates, self.captured = [], 0, None
+        self.graphs, self.eager_updates = [], 0
         self._set_capturable()
         self._copy_actor()
         self.recaptures += 1
@@ -271,7 +267,7 @@ class CudaGraph:
         plain = not any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) or type(m).__module__.startswith("ddpg.")
                         for m in self.agent.actor_local.modules())
         self.acting = copy.deepcopy(self.agent.actor_local).cpu().eval() if plain else None
-        self.acting_of = captured_state(self.agent)
+        self.held = captured_state(self.agent)
         self.stale = False
 
     def _refresh_acting(self) -> None:
