@@ -106,35 +106,41 @@ class ReplayBuffer:
 
 class NStepReturns:
     """Each arm's transitions stored n steps late, (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n): n = 1 is
-    one-step DDPG. A terminal state stores the arm's pending steps with discount 0 (the arm leaves its episode)."""
+    one-step DDPG. An arm whose episode ends stores its pending steps: with discount 0 after a terminal state,
+    bootstrapped from its last state after a time limit (``truncated``)."""
 
     def __init__(self, n: int, gamma: float) -> None:
         self.n, self.gamma = n, gamma
-        self.steps: list[tuple[np.ndarray, ...]] = []  # pending (states, actions, rewards), oldest first
-        self.last_states = np.empty(0)  # the state each arm reached last
+        self.steps: list[tuple[np.ndarray, ...]] = []  # the last steps of every arm (states, actions, rewards), oldest first
+        self.pending, self.last_states = np.zeros(0, np.int64), np.empty(0)  # how many are each arm's episode's; its last state
 
     def push(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
-             terminated: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-        """One step of the arms in their episode; the transitions it completes."""
+             terminated: np.ndarray, truncated: np.ndarray | None = None) -> list[tuple[np.ndarray, ...]]:
+        """One step of the arms; the transitions it completes. Without ``truncated`` (synchronous episodes) a terminated
+        arm leaves: the next step has no row for it. With it (arms restarting on their own, as in a Gymnasium vector
+        environment) every arm keeps its row, and one whose episode ended starts the next there."""
         if self.steps and len(states) != len(self.last_states):
             raise ValueError(f"n-step returns: {len(states)} transitions, expected one per arm still in "
                              f"its episode ({len(self.last_states)}); the agent's reset() ends an episode")
+        if len(self.pending) != len(states):  # the first step of an episode
+            self.pending = np.full(len(states), len(self.steps), np.int64)
         self.steps.append((np.asarray(states), np.asarray(actions), np.asarray(rewards, np.float64).reshape(-1)))
-        self.last_states = np.asarray(next_states)
-        ready, ended = terminated | (len(self.steps) == self.n), terminated.any()  # oldest complete; arms left
-        out = [self.transitions(ready, 0, terminated)] if ready.any() else []
-        out += [self.transitions(terminated, j, terminated) for j in range(1, len(self.steps) if ended else 1)]
-        if len(self.steps) == self.n:
-            self.steps.pop(0)
-        if ended:
-            self.steps = [tuple(x[~terminated] for x in step) for step in self.steps if not terminated.all()]
-            self.last_states = self.last_states[~terminated]
+        self.last_states, self.pending = np.asarray(next_states), self.pending + 1
+        ended, size = (terminated if truncated is None else terminated | truncated), len(self.steps)
+        out = [self.transitions(rows, j, terminated) for j in range(size)  # step j spans size - j: complete, or flushed
+               if (rows := (self.pending >= size - j) & (ended | (size - j == self.n))).any()]
+        self.pending = np.where(ended, 0, np.minimum(self.pending, self.n - 1))
+        if truncated is None and terminated.any():  # terminated arms leave
+            self.steps = [tuple(x[~terminated] for x in step) for step in self.steps]
+            self.last_states, self.pending = self.last_states[~terminated], self.pending[~terminated]
+        self.steps = self.steps[len(self.steps) - int(self.pending.max(initial=0)):]  # what some arm still needs
         return out
 
     def end_episode(self) -> list[tuple[np.ndarray, ...]]:
-        """A time limit ended the episode: every pending step bootstraps from the last state."""
-        every = np.ones(len(self.last_states), bool)
-        out, self.steps = [self.transitions(every, j, ~every) for j in range(len(self.steps))], []
+        """A time limit ended every arm's episode: its pending steps bootstrap from its last state."""
+        size, none = len(self.steps), np.zeros(len(self.last_states), bool)
+        out = [self.transitions(rows, j, none) for j in range(size) if (rows := self.pending >= size - j).any()]
+        self.steps, self.pending = [], np.zeros(len(self.last_states), np.int64)
         return out
 
     def transitions(self, rows: np.ndarray, j: int, terminated: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -240,11 +246,13 @@ class Agent:
     def exploration_scale(self) -> float:
         return self.noise.sigma * self.noise.scale  # the action noise's size now, for the metrics
 
-    def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
-             next_states: np.ndarray, terminated: np.ndarray | None = None) -> None:
-        """Store every arm's transition (n steps late); every ``learn_every`` steps, learn. ``terminated``: no bootstrap."""
+    def step(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
+             terminated: np.ndarray | None = None, truncated: np.ndarray | None = None) -> None:
+        """Store every arm's transition (n steps late); every ``learn_every`` steps, learn. ``terminated``: no
+        bootstrap; ``truncated``: a time limit ended the arm's episode, and it restarts in its row (NStepReturns)."""
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
-        for transitions in self.returns.push(states, actions, rewards, next_states, terminated):
+        truncated = None if truncated is None else np.asarray(truncated, bool)
+        for transitions in self.returns.push(states, actions, rewards, next_states, terminated, truncated):
             self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0)
         self.t_step += 1
         if self.t_step % self.config.learn_every == 0 and len(self.memory) >= max(self.config.warmup, 1):

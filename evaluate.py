@@ -7,7 +7,11 @@
 
 Prints the mean, the standard deviation and a 95% confidence interval of the per-episode
 score (the mean over the arms, as the task defines it; Student's t interval, as the standard
-deviation is estimated from the same few episodes), with a progress bar while it plays.
+deviation is estimated from the same few episodes), with a progress bar while it plays. A task
+whose agents each live their own episodes (the Crawler: ``ddpg.tasks.Task.own_episodes``) is
+scored by every agent-episode instead: ``--agents 12 --episodes 2`` plays 24 crawler-episodes,
+each crawler's score summed until it falls or reaches 1000 decisions, and prints their mean,
+spread, lowest, highest and count.
 With --out it writes the per-episode scores (CSV) and the summary (JSON) there.
 """
 
@@ -29,23 +33,25 @@ from ddpg import reproducible
 from ddpg.cli import path_text, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
 from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, run_episode
-from ddpg.tasks import DEFAULT_ENV, open_environment
+from ddpg.tasks import DEFAULT_ENV, open_environment, task_for
 
 SUMMARY_FILE = "evaluation.json"
 EPISODES_FILE = "evaluation.csv"
 
 
 def evaluate(agent: Any, episodes: int = 100, agents: int = 20, seed: int = 0,
-             progress: bool = True, env_id: str = DEFAULT_ENV) -> np.ndarray:
+             progress: bool = True, env_id: str = DEFAULT_ENV, each_agent: bool = False) -> np.ndarray:
     """Per-episode scores (mean over the arms, or over the copies of a Gymnasium task
-    ``env_id``) of the greedy policy, one per episode."""
+    ``env_id``) of the greedy policy, one per episode; with ``each_agent``, every agent's own
+    score instead, (episodes, agents): what a task whose agents each live their own episodes
+    (the Crawler) is scored by."""
     from tqdm.auto import tqdm
 
-    scores = np.empty(episodes)
-    with open_environment(env_id, agents, seed) as env:
+    scores = np.empty((episodes, agents))
+    with open_environment(env_id, agents, seed, own_episodes=False) as env:  # every agent starts each episode
         for i in tqdm(range(episodes), disable=None if progress else True, unit="ep", leave=False):
-            scores[i] = run_episode(env, agent).mean()
-    return scores
+            scores[i] = run_episode(env, agent)
+    return scores if each_agent else scores.mean(axis=1)
 
 
 def _incomplete_beta(a: float, b: float, x: float) -> float:
@@ -160,12 +166,18 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
     env_id = (environment_id(args.run) if args.run else None) or DEFAULT_ENV
     if args.agents is None:
         args.agents = 20 if env_id == DEFAULT_ENV else 1
-    scores = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id)
+    each = env_id != DEFAULT_ENV and task_for(env_id).own_episodes  # the Crawler: every crawler-episode on its own
+    table = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id,
+                     each_agent=True)
+    scores = table.reshape(-1) if each else table.mean(axis=1)
     summary = {"source": str(source), "environment": env_id, "agents": args.agents, "seed": args.seed,
+               "scored": "each agent-episode" if each else "each episode's mean over the agents",
                **summarise(scores), "machine": reproducible.machine()}
     if args.out is not None:
         out = Path(args.out)
-        text = "episode,score\n" + "".join(f"{i},{s:.4f}\n" for i, s in enumerate(scores, start=1))
+        text = ("episode,agent,score\n" + "".join(f"{i},{a},{table[i - 1, a]:.4f}\n" for i in range(1, args.episodes + 1)
+                                                 for a in range(args.agents)) if each else
+                "episode,score\n" + "".join(f"{i},{s:.4f}\n" for i, s in enumerate(scores, start=1)))
         try:
             out.mkdir(parents=True, exist_ok=True)
             atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
@@ -175,6 +187,12 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
             return 1
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")
     unit = "arm(s)" if env_id == DEFAULT_ENV else f"{env_id}"
+    if each:
+        spread = "" if summary["std"] is None else (
+            f", std {summary['std']:.2f}, 95% CI [{summary['ci95_low']:.2f}, {summary['ci95_high']:.2f}]")
+        print(f"{source}: {summary['episodes']} agent-episodes ({args.agents} {unit} x {args.episodes} episodes), seed "
+              f"{args.seed}: mean {summary['mean']:.2f}{spread}, min {summary['min']:.2f}, max {summary['max']:.2f}")
+        return 0
     if summary["std"] is None:
         print(f"{source}: 1 episode of {args.agents} {unit}, seed {args.seed}: score {summary['mean']:.2f} (one "
               "episode has no spread or confidence interval: pass --episodes 2 or more for them)")

@@ -80,7 +80,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     random.seed(cfg.seed)
     np.random.seed([cfg.seed & 0xFFFFFFFF, cfg.seed >> 32])  # noqa: NPY002 (seeds up to 2**63 - 1, in 32-bit words)
     try:
-        env = open_environment(cfg.env_id, cfg.n_agents, cfg.seed, unity=cfg.unity, verbose=True)
+        # With own_episodes an agent's episode is cut at --max-t by the environment (the loop runs rounds of as many).
+        own = cfg.loop.own_episodes
+        env = open_environment(cfg.env_id, cfg.n_agents, cfg.seed, unity=cfg.unity, verbose=True,
+                               own_episodes=own if cfg.gymnasium else None, max_episode_steps=cfg.loop.max_t if own else None)
     except (ImportError, RuntimeError) as exc:  # --unity without the unityagents client, or a failed start
         parser.error(f"--unity: {exc}")
     except ValueError as exc:  # a task DDPG cannot drive; for the built-in Reacher, REACHER_THREADS (named)
@@ -101,7 +104,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
     from ddpg import agent_state, callbacks, memory_need, rundir
     from ddpg.agents import make_agent
-    from ddpg.loop import train
+    from ddpg.loop import episodes_done, train
     from ddpg.value_maps import Recorder
 
     if cfg.gymnasium and cfg.loop.target_score is None:
@@ -127,23 +130,25 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         if differs:
             parser.error(f"--resume: {differs}: model.py changed since the run; put those layers back as they were")
         resume, exact, resuming = _restore(cfg, agent, env, parser)
-        record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": len(resume["scores"]),
+        record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": episodes_done(resume),
                                                           "exact": exact}]
-        done, taken = len(resume["scores"]), resume.get("env_steps", 0)
+        done, taken = episodes_done(resume), resume.get("env_steps", 0)
+        unit = "round" if cfg.loop.own_episodes else "episode"
         ended = done >= cfg.loop.episodes or (resume.get("solved_at") is not None and cfg.loop.stop_when_solved)
         unfinished = ended and not previous.finished  # killed while writing its final save
         if done >= cfg.loop.episodes and not unfinished:
-            parser.error(f"--resume: the run already has {done} episodes; pass --episodes above that")
+            parser.error(f"--resume: the run already has {done} {unit}s; pass --episodes above that")
         if cfg.loop.max_env_steps is not None and taken + cfg.n_agents > cfg.loop.max_env_steps:
             parser.error(f"--resume: the run already took {taken:,} environment steps; pass --max-env-steps of "
                          f"at least {taken + cfg.n_agents:,}")
         print(resuming)
         saved_buffer = previous.save_buffer
         if unfinished:
-            print(f"The run had ended (after episode {done}) but was stopped while writing its final save: "
+            print(f"The run had ended (after {unit} {done}) but was stopped while writing its final save: "
                   "writing it now")
         elif ended:
-            print(f"The run solved at episode {resume['solved_at']} and stops when solved: there is nothing more to "
+            solved = f"{'agent-' if cfg.loop.own_episodes else ''}episode {resume['solved_at']}"
+            print(f"The run solved at {solved} and stops when solved: there is nothing more to "
                   "train (pass --no-stop to train on); its final save is written again")
     steps = callbacks.standard(cfg.out, cfg.seed, cfg.quiet, cfg.progress, tensorboard_dir=cfg.tensorboard,
                                save_every=cfg.save_every, save_buffer=cfg.save_buffer, command=cfg.command,
@@ -182,11 +187,13 @@ def _restore(cfg: RunConfig, agent: object, env: object,
                                                                    if written else ""))
     env.random_state = saved["environment"]  # type: ignore[attr-defined]
     resume, exact = saved["loop"], saved["exact"]
-    done = len(resume["scores"])
-    lost = (f"episode {written}" if written == done + 1 else f"episodes {done + 1}-{written}") \
+    done = len(resume["scores"])  # episodes, or agent-episodes (scores.csv's rows either way)
+    kind = "agent-episode" if cfg.loop.own_episodes else "episode"
+    lost = (f"{kind} {written}" if written == done + 1 else f"{kind}s {done + 1}-{written}") \
         if written > done else ""
+    where = f"round {resume['rounds'] + 1}" if cfg.loop.own_episodes else f"episode {done + 1}"
     return resume, exact, (
-        f"Resuming {cfg.resume} from episode {done + 1}, "
+        f"Resuming {cfg.resume} from {where}, "
         + ("exactly (the replay buffer was saved)" if exact else
            "not exactly: the replay buffer was not saved with this state (--save-buffer), so it refills")
         + (f"; {lost}, run after the last complete save, {'is' if written == done + 1 else 'are'} lost and run again"

@@ -14,9 +14,12 @@ Both wrap `CrawlerEnvironment` (its docstring and crawler/observation.py have th
     truncated: decision 1000 (the spec's ``max_episode_steps``; ``reward_threshold`` is
         ML-Agents' published benchmark for this Crawler, 2000).
 The scene draws nothing at random: every episode starts from the same pose, and `seed` only
-seeds Gymnasium's own generator. The vector environment autoresets each crawler on the step
-after its episode ends (`AutoresetMode.NEXT_STEP`): that step ignores its action and returns
-its first observation with reward 0.
+seeds Gymnasium's own generator. By default the vector environment autoresets each crawler on
+the step after its episode ends (`AutoresetMode.NEXT_STEP`): that step ignores its action and
+returns its first observation with reward 0. With `autoreset_mode=AutoresetMode.DISABLED` (what
+training uses: ddpg.tasks.GymEnvironment) nothing is wasted: the caller restarts the crawlers
+whose episodes ended with `reset(options={"reset_mask": mask})`, at once, and each acts from its
+first observation at the next step.
 """
 
 from __future__ import annotations
@@ -80,10 +83,17 @@ class CrawlerVectorEnv(VectorEnv):
                                           "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs: int = 12, render_mode: str | None = None, max_episode_steps: int | None = None,
-                 width: int = 640, height: int = 480) -> None:
+                 width: int = 640, height: int = 480, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP) -> None:
         limit = MAX_EPISODE_STEPS if max_episode_steps is None else max_episode_steps
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or not 0 < limit <= MAX_EPISODE_STEPS:
             raise ValueError(f"max_episode_steps must be an integer from 1 to {MAX_EPISODE_STEPS}, got {max_episode_steps!r}")
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED):
+            raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.DISABLED, got {autoreset_mode!r}")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.render_mode = _render_mode(render_mode)
         self.num_envs = int(num_envs)
         self._env = CrawlerEnvironment(num_agents=self.num_envs, verbose=False, show_viewer=False)
@@ -92,19 +102,37 @@ class CrawlerVectorEnv(VectorEnv):
         self.action_space = batch_space(ACTION_SPACE, self.num_envs)
         self._limit = int(limit)
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._pending = np.zeros(self.num_envs, dtype=bool)
+        self._pending = np.zeros(self.num_envs, dtype=bool)  # ended: autoreset next step, or (DISABLED) reset first
+        self._observations = np.zeros((self.num_envs, obs.OBSERVATION_SIZE), dtype=np.float32)
         self._size = (width, height)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Every crawler to its first pose; with ``options={"reset_mask": mask}`` only the masked ones,
+        the others going on (Gymnasium's partial reset, for ``AutoresetMode.DISABLED``)."""
+        mask = None if options is None else options.get("reset_mask")
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(f"reset_mask must be a boolean array of shape ({self.num_envs},), got "
+                                 f"{mask.dtype} {mask.shape}")
         if seed is not None:
             self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed if isinstance(seed, int) else seed[0])
-        info = self._env.reset(train_mode=True)[BRAIN_NAME]
-        self._steps[:] = 0
-        self._pending[:] = False
-        return info.vector_observations.astype(np.float32), {}
+        if mask is None:
+            info = self._env.reset(train_mode=True)[BRAIN_NAME]
+            self._observations = info.vector_observations.astype(np.float32)
+            mask = np.ones(self.num_envs, dtype=bool)
+        elif mask.any():
+            self._observations[mask] = self._env.restart_agents(mask)
+        self._steps[mask] = 0
+        self._pending[mask] = False
+        return self._observations.copy(), {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        disabled = self.metadata["autoreset_mode"] == AutoresetMode.DISABLED
+        if disabled and self._pending.any():
+            raise ValueError(f"crawlers {np.flatnonzero(self._pending).tolist()} ended their episodes: restart them "
+                             "with reset(options={'reset_mask': mask}) before the next step (autoreset is disabled)")
         info = self._env.step(np.reshape(np.asarray(actions, dtype=np.float64), (self.num_envs, ACTION_SIZE)))[BRAIN_NAME]
         observations = info.vector_observations.astype(np.float32)
         rewards = np.asarray(info.rewards, dtype=np.float64)
@@ -112,13 +140,14 @@ class CrawlerVectorEnv(VectorEnv):
         fell = np.asarray(info.local_done, bool) & ~np.asarray(info.max_reached, bool)
         truncated = (self._steps >= self._limit) & ~fell
         terminated = fell
-        if self._pending.any():  # NEXT_STEP autoreset: these start again, their actions unused
+        if not disabled and self._pending.any():  # NEXT_STEP autoreset: these start again, their actions unused
             observations[self._pending] = self._env.restart_agents(self._pending)
             rewards[self._pending] = 0.0
             terminated[self._pending] = truncated[self._pending] = False
             self._steps[self._pending] = 0
         self._pending = terminated | truncated
-        return observations, rewards, terminated, truncated, {}
+        self._observations = observations
+        return observations.copy(), rewards, terminated, truncated, {}
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         if self.render_mode is None:
@@ -127,12 +156,20 @@ class CrawlerVectorEnv(VectorEnv):
 
     @property
     def random_state(self) -> dict[str, Any]:
-        """What carries over between episodes (CrawlerEnvironment.random_state: the last commands), saved with a run."""
-        return self._env.random_state
+        """Everything a run saves to go on exactly, crawlers mid-episode included: the scene's state
+        (CrawlerEnvironment.random_state) and each crawler's decisions and ending here."""
+        return {"scene": self._env.random_state, "steps": self._steps.tolist(), "pending": self._pending.tolist(),
+                "observations": self._observations.tolist()}
 
     @random_state.setter
     def random_state(self, state: dict[str, Any]) -> None:
-        self._env.random_state = state
+        if isinstance(state, dict) and "scene" in state:
+            self._env.random_state = state["scene"]
+            self._steps[:] = np.asarray(state["steps"], dtype=np.int64)
+            self._pending[:] = np.asarray(state["pending"], dtype=bool)
+            self._observations[:] = np.asarray(state["observations"], dtype=np.float32)
+        else:  # saved before this held more than the scene's carried-over commands
+            self._env.random_state = state
 
     def close_extras(self, **kwargs: Any) -> None:
         self._env.close()

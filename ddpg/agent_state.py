@@ -141,7 +141,8 @@ def capture(agent: Any, with_buffer: bool = False) -> dict[str, Any]:
                   "rng": agent.noise.rng.bit_generator.state},
         "agent": {"t_step": agent.t_step, "n_updates": agent.n_updates, "learn_updates": agent.learn_updates},
         "n_step": {"steps": [[torch.from_numpy(np.array(x)) for x in step] for step in agent.returns.steps],
-                   "last_states": torch.from_numpy(np.array(agent.returns.last_states))},
+                   "last_states": torch.from_numpy(np.array(agent.returns.last_states)),
+                   "pending": torch.from_numpy(np.array(agent.returns.pending))},
         "buffer": {"pos": memory.pos, "size": memory.size, "generator": memory.generator.get_state(),
                    "saved": with_buffer, "extra": _buffer_extra_state(agent)},
     }
@@ -186,6 +187,9 @@ def restore(agent: Any, state: dict[str, Any], buffer_rows: dict[str, Any] | Non
     pending = state.get("n_step") or _old_n_step(extra.pop("n_step", None))
     agent.returns.steps = [tuple(x.numpy().copy() for x in step) for step in pending["steps"]]
     agent.returns.last_states = pending["last_states"].numpy().copy()
+    # Saved before arms could restart on their own: every arm has all the pending steps.
+    agent.returns.pending = (pending["pending"].numpy().copy() if "pending" in pending
+                             else np.full(len(agent.returns.last_states), len(agent.returns.steps), np.int64))
     if extra:
         _load_buffer_extra_state(agent, extra, rows_restored=exact)
     if agent.backend is not None:

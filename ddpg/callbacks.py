@@ -56,12 +56,16 @@ class Printer(Callback):
     def on_start(self, run: Run) -> None:
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(total=run.settings.episodes, initial=len(run.scores), disable=None if self.progress else True, unit="ep",
+        unit = "round" if run.settings.own_episodes else "ep"
+        self.bar = tqdm(total=run.settings.episodes, initial=run.done, disable=None if self.progress else True, unit=unit,
                         dynamic_ncols=True, leave=False)
 
     def on_episode(self, run: Run, episode: Episode) -> None:
         score, window = episode.score, run.settings.window
         self.bar.update(1)
+        if run.settings.own_episodes:
+            self._round(run, episode)
+            return
         self.bar.set_postfix(mean=f"{score.mean():.2f}", avg=f"{episode.average:.2f}")
         if not self.quiet:
             self.say(f"Episode {episode.number:4d}  min {score.min():6.2f}  max {score.max():6.2f}  "
@@ -71,18 +75,41 @@ class Printer(Callback):
             self.say(f"Solved at episode {episode.number}: average {episode.average:.2f} over episodes "
                      f"{episode.number - window + 1}-{episode.number}, {run.solve_time:.1f}s")
 
+    def _round(self, run: Run, episode: Episode) -> None:
+        """A round of own_episodes: the agent-episodes done, this round's and the trailing window's mean."""
+        score, window, done = episode.score, run.settings.window, len(run.scores)
+        self.bar.set_postfix(episodes=done, avg=f"{episode.average:.2f}")
+        if not self.quiet:
+            ended = (f"{len(score):3d} ended: mean {score.mean():7.2f}  min {score.min():7.2f}  max {score.max():7.2f}"
+                     if len(score) else "  0 ended" + " " * 45)
+            self.say(f"Round {episode.number:4d}  episodes {done:6d}  {ended}  avg{window} {episode.average:7.2f}  "
+                     f"steps {run.env_steps:,}  time {episode.seconds:5.2f}s  total {run.wall():7.1f}s")
+        if run.solved_at is not None and done - len(score) < run.solved_at <= done:
+            self.say(f"Solved at agent-episode {run.solved_at} (round {episode.number}): average of at least "
+                     f"{run.settings.target_score:g} over agent-episodes {run.solved_at - window + 1}-{run.solved_at}, "
+                     f"{run.solve_time:.1f}s")
+
     def on_end(self, run: Run) -> None:
+        unit = "round" if run.settings.own_episodes else "episode"
         if run.stop is not None:
-            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}): the {len(run.scores)} "
-                     "complete episodes are kept; an episode in progress is dropped.")
+            self.say(f"Interrupted ({run.stop if isinstance(run.stop, Stopped) else 'SIGINT'}): the {run.done} "
+                     f"complete {unit}s are kept; the {unit} in progress is dropped.")
         elif run.steps_spent:
             spent = f"Step budget spent: {run.env_steps:,} of {run.settings.max_env_steps:,} environment steps"
-            self.say(f"{spent}; the unfinished episode {len(run.scores) + 1} ({run.dropped_steps} steps) is not counted."
-                     if run.dropped_steps else f"{spent}, at the end of episode {len(run.scores)}.")
+            if run.settings.own_episodes:
+                self.say(f"{spent}, in round {run.done}: the agents' episodes in progress are kept to go on from.")
+            else:
+                self.say(f"{spent}; the unfinished episode {len(run.scores) + 1} ({run.dropped_steps} steps) is not counted."
+                         if run.dropped_steps else f"{spent}, at the end of episode {len(run.scores)}.")
         self.bar.close()
         if run.scores:
             window = run.settings.window
             last = run.scores_array()[-window:].mean(axis=0)
+            if run.settings.own_episodes:
+                scores = run.scores_array()[-window:, 0]
+                self.say(f"Last {len(scores)} agent-episodes of {len(run.scores)}: mean {scores.mean():.2f}, "
+                         f"std {scores.std():.2f}, min {scores.min():.2f}, max {scores.max():.2f}")
+                return
             self.say(f"{window}-episode average per agent (last {min(window, len(run.scores))} episodes):")
             self.say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(last)))
 
@@ -100,7 +127,7 @@ class MetricsLog(Callback):
         return [] if self.metrics is None else self.metrics.rows
 
     def on_start(self, run: Run) -> None:
-        self.metrics = Metrics(run.agent, self.seed, self.tensorboard_dir, self.earlier[:len(run.scores)])
+        self.metrics = Metrics(run.agent, self.seed, self.tensorboard_dir, self.earlier[:run.done])
 
     def on_episode(self, run: Run, episode: Episode) -> None:
         assert self.metrics is not None
@@ -170,10 +197,10 @@ class Saver(Callback):
         assert self.snapshot is not None and self.snapshot.state is not None
         state, rows = self.snapshot.for_saving(run.agent)
         self.save(run, final=True, saved=(state, rows))
-        done = len(run.scores)
+        done, unit = run.done, "round" if run.settings.own_episodes else "episode"
         how = ("with its replay buffer: a resume continues exactly" if rows is not None
                else "without its replay buffer: a resume refills it, so it is not exact")
-        self.log(f"Saved the run as it stood after episode {done}, {how} from episode {done + 1}: "
+        self.log(f"Saved the run as it stood after {unit} {done}, {how} from {unit} {done + 1}: "
                  f"python train.py --resume {self.out_dir}")
 
     def save(self, run: Run, final: bool, saved: tuple[dict[str, Any], dict[str, Any] | None] | None = None) -> None:
@@ -185,7 +212,7 @@ class Saver(Callback):
         state, rows = saved or training_state(run.agent, run.loop_state(), getattr(run.env, "random_state", None),
                                               self.save_buffer)
         write_training_state(self.out_dir, state, rows)
-        self.saved_episodes, self.recorded_buffer = len(run.scores), self.save_buffer
+        self.saved_episodes, self.recorded_buffer = run.done, self.save_buffer
         scores, networks = run.scores_array(), state["networks"]
         write_run(self.out_dir, run.agent, scores, self.record(run, scores, final, state["agent"]["n_updates"]),
                   networks=(networks["actor_local"], networks["critic_local"]), scores_lines=self.lines["scores"])
@@ -212,7 +239,7 @@ class Saver(Callback):
             threads=agent_state.threads(agent), device=describe(agent.device), reproducible=self.pinned,
             schedule={"good_score": settings.good_score, "good_updates": settings.good_updates},
             reward_scale=settings.reward_scale, state_size=agent.state_size, action_size=agent.action_size,
-            n_agents=run.n_agents, episodes_run=len(run.scores), max_episodes=settings.episodes, max_t=settings.max_t,
+            n_agents=run.n_agents, episodes_run=run.done, max_episodes=settings.episodes, max_t=settings.max_t,
             target_score=settings.target_score, window=settings.window, stop_when_solved=settings.stop_when_solved,
             max_env_steps=settings.max_env_steps,
             step_budget_spent=None if settings.max_env_steps is None else run.steps_spent,
@@ -225,6 +252,8 @@ class Saver(Callback):
             signal=None if run.stop is None else signal_number(run.stop), resumable_from_episode=self.saved_episodes,
             save_buffer=self.recorded_buffer, save_every=self.save_every,
             environment=type(run.env).__module__ + "." + type(run.env).__name__,
+            own_episodes=True if settings.own_episodes else None,
+            agent_episodes=len(run.scores) if settings.own_episodes else None,
             **self.provenance, command=self.command, platform=platform.platform(), **self.extra)
 
 

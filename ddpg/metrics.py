@@ -111,12 +111,14 @@ class Metrics:
 
     def episode(self, episode: int, score: np.ndarray, average: float, episode_s: float, wall_s: float,
                 env_steps: int) -> dict[str, Any]:
-        """Record the episode that just ended; returns its row."""
+        """Record the episode that just ended (or the round, with own_episodes: its agent-episodes, maybe none); returns its row."""
         updates = self.agent.n_updates - self.updates_before
         self.updates_before = self.agent.n_updates
+        some = len(score) > 0
         row: dict[str, Any] = {
-            "episode": episode, "score_mean": float(score.mean()), "score_min": float(score.min()),
-            "score_max": float(score.max()), "average100": average,
+            "episode": episode, "score_mean": float(score.mean()) if some else None,
+            "score_min": float(score.min()) if some else None, "score_max": float(score.max()) if some else None,
+            "average100": average if np.isfinite(average) else None,
             "critic_loss": None, "actor_loss": None, "mean_q": None,
             "exploration": self.agent.exploration_scale(),
             "updates": updates, "updates_per_s": updates / episode_s if episode_s > 0 else None,

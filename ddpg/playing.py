@@ -59,7 +59,8 @@ def run_episode(
     train_mode: bool = True,
     at: Collection[int] | None = None,
 ) -> np.ndarray:
-    """Play one episode (or its first `steps` decisions) greedily; return each agent's score.
+    """Play one episode (or its first `steps` decisions) greedily; return each agent's score, summed
+    to its own episode's end (a Crawler's fall) and played until every agent's has ended.
 
     When `on_frame` is given it receives the rendered start frame and one frame after every
     `every`-th decision, so callers can stream frames to a file instead of holding them all
@@ -69,17 +70,18 @@ def run_episode(
     brain_name = env.brain_names[0]
     info = env.reset(train_mode=train_mode)[brain_name]
     states = info.vector_observations
-    scores = np.zeros(len(states))
+    scores, live = np.zeros(len(states)), np.ones(len(states), dtype=bool)
     if on_frame is not None and (at is None or 0 in at):
         on_frame(env.render(width=width, height=height))
     for t in range(1, steps + 1):
         actions = agent.act(states, add_noise=False)
         info = env.step(actions)[brain_name]
-        scores += info.rewards
+        scores += np.asarray(info.rewards, dtype=np.float64) * live  # an agent's score ends with its episode
         states = info.vector_observations
         if on_frame is not None and (t in at if at is not None else t % every == 0):
             on_frame(env.render(width=width, height=height))
-        if np.any(info.local_done):
+        live &= ~np.asarray(info.local_done, dtype=bool)
+        if not live.any():
             break
     return scores
 

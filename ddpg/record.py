@@ -65,6 +65,11 @@ class RunRecord:
     save_buffer: bool = False  # train.py --save-buffer as the last complete save had it; a resume keeps it unless given
     save_every: int = 10  # train.py --save-every (older records lack it: they ran the default); a resume keeps it unless given
     environment: str | None = None  # the environment's class, e.g. reacher.environment.ReacherEnvironment
+    # Each agent's episodes its own (the Crawler, ddpg.loop.LoopSettings.own_episodes): episodes_run and
+    # resumable_from_episode count rounds of max_t decisions, and scores.csv has one row per agent-episode,
+    # agent_episodes of them; solved_at_episode is an agent-episode's number
+    own_episodes: bool | None = field(default=None, metadata=ONLY_WHEN_SET)
+    agent_episodes: int | None = field(default=None, metadata=ONLY_WHEN_SET)
     versions: dict[str, Any] | None = None
     machine: dict[str, Any] | None = None
     git_commit: str | None = None

@@ -103,9 +103,13 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
         raise ValueError(f"--max-env-steps: one step of the {n_agents} arms or copies takes {n_agents} environment "
                          f"steps; pass at least {n_agents}, got {args.max_env_steps}")
     episodes = args.episodes if args.episodes is not None else (task.episodes if task else 300)
+    own = bool(task and task.own_episodes)
+    if own and good_score is not None:
+        raise ValueError(f"--good-score: {env_id}'s agents each live their own episodes, and the schedule judges "
+                         "synchronous ones; leave --good-score out")
     loop = LoopSettings(episodes, max_t, target, stop_when_solved=not args.no_stop, good_score=good_score,
                         good_updates=args.good_updates, reward_scale=task.reward_scale if task else 1.0,
-                        max_env_steps=args.max_env_steps)
+                        max_env_steps=args.max_env_steps, own_episodes=own)
     agent = _agent_config(task, args.config)
     problem = _buffer_problem(agent, n_agents, max_t)
     if problem is None and agent.warmup > agent.buffer_size:
@@ -131,7 +135,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
                         stop_when_solved=record.stop_when_solved and not args.no_stop,
                         good_score=schedule.get("good_score"), good_updates=schedule.get("good_updates", GOOD_UPDATES),
                         reward_scale=record.reward_scale,
-                        max_env_steps=args.max_env_steps if args.max_env_steps is not None else record.max_env_steps)
+                        max_env_steps=args.max_env_steps if args.max_env_steps is not None else record.max_env_steps,
+                        own_episodes=bool(record.own_episodes))  # a Crawler run from before goes on as it ran
     extra = {k: getattr(record, k) for k in ("env_id", "task_target", "task_why", "unity")
              if getattr(record, k) is not None}
     extra["resumed"] = [*(record.resumed or []), {"command": command}]

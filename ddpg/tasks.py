@@ -18,7 +18,10 @@ What the adapter does between the agent and the task, and why:
   * episodes: the loop runs synchronous episodes (one per sub-environment, the scores row
     of an episode). A sub-environment whose episode ends first waits for the others: the
     vector environment resets it by itself (Gymnasium's next-step autoreset) and the loop
-    ignores its steps until every sub-environment is done;
+    ignores its steps until every sub-environment is done. A task whose ``own_episodes`` is set
+    (the Crawler) wastes none instead: autoreset is disabled, the loop restarts each
+    sub-environment as soon as its episode ends (``restart_agents``, Gymnasium's partial reset)
+    and scores each episode alone (``ddpg.loop.run_rounds``);
   * observations: scaled to [-1, 1] from the observation space's bounds only where
     ``TASKS`` asks for it. Rewards reach the agent as the task gives them; a task's
     ``reward_scale`` is applied by the training loop, to what is learned, not to the scores.
@@ -50,6 +53,7 @@ class Task:
     scale_observations: bool = False  # map the observation Box's finite bounds onto [-1, 1]
     good_score: float | None = None  # train.py's schedule (fewer updates while good); None: off
     reward_scale: float = 1.0  # rewards are multiplied by this for learning (scores stay the task's)
+    own_episodes: bool = False  # each copy restarts as soon as its episode ends (ddpg.loop.LoopSettings.own_episodes)
     observation_labels: tuple[str, ...] = ()  # names (and units) of the observation's numbers
     action_labels: tuple[str, ...] = ()  # ...and of the action's
     why: str = ""  # the reason for the choices, printed in --help and kept in run.json
@@ -96,8 +100,9 @@ TASKS: dict[str, Task] = {
                             why="the built-in Reacher: DDPGConfig's tuned defaults and train.py's schedule"),
     # The course's optional Crawler (crawler/): 12 crawlers, 1000 decisions an episode unless one
     # falls. DDPGConfig's Reacher defaults; the threshold is ML-Agents' published benchmark (2000).
-    "UnityCrawler-v0": Task(target=2000.0, episodes=500,
-                            why="the built-in Crawler: DDPGConfig's defaults; threshold ML-Agents' benchmark 2000"),
+    "UnityCrawler-v0": Task(target=2000.0, episodes=500, own_episodes=True,
+                            why="the built-in Crawler: DDPGConfig's defaults; each crawler restarts as soon as it falls, "
+                                "scored per crawler-episode; threshold ML-Agents' benchmark 2000"),
     # A pole on a cart: +1 per step while it stands, the episode ends when it falls, 1000 steps
     # at most; the threshold is 950 over 100 episodes. As for Pendulum, Q-values near 100 make
     # the critic's clipped gradient (norm 1) crawl, so rewards are learned at a tenth. The
@@ -172,12 +177,15 @@ def task_for(env_id: str) -> Task:
 
 
 def open_environment(env_id: str = DEFAULT_ENV, n: int = 20, seed: int = 0, render: bool = False,
-                     unity: str | None = None, verbose: bool = False) -> Any:
+                     unity: str | None = None, verbose: bool = False, own_episodes: bool | None = None,
+                     max_episode_steps: int | None = None) -> Any:
     """The one way to open a run's environment: the built-in Reacher with ``n`` arms
     (``env_id`` "reacher"), the Unity binary at ``unity`` instead (through the genuine
     unityagents client; it fixes the number of arms), or ``n`` copies of a Gymnasium task
     (rendering frames for videos with ``render``); ``verbose`` prints the built-in Reacher's
-    description as Unity did. ValueError for an unknown task; RuntimeError
+    description as Unity did; ``own_episodes``: a Gymnasium task's copies restart one at a time
+    (None: as ``TASKS`` says), each episode cut at ``max_episode_steps`` (None: the task's limit).
+    ValueError for an unknown task; RuntimeError
     or ImportError when the Unity binary cannot be driven."""
     if env_id == DEFAULT_ENV:
         from reacher.launch import make_env
@@ -185,7 +193,9 @@ def open_environment(env_id: str = DEFAULT_ENV, n: int = 20, seed: int = 0, rend
         if unity is not None:
             return make_env(unity, num_agents=n, seed=seed)
         return make_env("builtin", num_agents=n, seed=seed, verbose=verbose)
-    return GymEnvironment(env_id, num_envs=n, seed=seed, render_mode="rgb_array" if render else None)
+    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
+    return GymEnvironment(env_id, num_envs=n, seed=seed, render_mode="rgb_array" if render else None,
+                          own_episodes=own_episodes, **limit)
 
 
 def environment_spec(env_id: str) -> Any:
@@ -213,8 +223,9 @@ class GymEnvironment:
     """
 
     def __init__(self, env_id: str, num_envs: int = 1, seed: int = 0, render_mode: str | None = None,
-                 scale_observations: bool | None = None, **make_kwargs: Any) -> None:
+                 scale_observations: bool | None = None, own_episodes: bool | None = None, **make_kwargs: Any) -> None:
         import gymnasium as gym
+        from gymnasium.vector import AutoresetMode
 
         spec = environment_spec(env_id)
         if num_envs < 1:
@@ -227,6 +238,12 @@ class GymEnvironment:
             os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         self.env_id, self.spec, self.num_envs, self.seed = env_id, spec, int(num_envs), int(seed)
         self._native = mode == "vector_entry_point"
+        self.own_episodes = bool(task_for(env_id).own_episodes if own_episodes is None else own_episodes)
+        if self.own_episodes:  # the loop restarts each copy itself (restart_agents)
+            if self._native:
+                kwargs["autoreset_mode"] = AutoresetMode.DISABLED
+            else:
+                kwargs["vector_kwargs"] = {**kwargs.get("vector_kwargs", {}), "autoreset_mode": AutoresetMode.DISABLED}
         self.envs = gym.make_vec(env_id, num_envs=self.num_envs, vectorization_mode=mode, **kwargs)
         try:
             self._check_spaces(gym)
@@ -282,6 +299,17 @@ class GymEnvironment:
         terminated, truncated = np.asarray(terminated, bool), np.asarray(truncated, bool)
         return {self.env_id: self._info(observations, np.asarray(rewards, np.float64), terminated | truncated,
                                         truncated & ~terminated)}
+
+    def restart_agents(self, which: Any) -> np.ndarray:
+        """Restart the chosen copies (a boolean mask over them) now, the others going on; their first
+        observations as the agent sees them. Only with ``own_episodes`` (autoreset disabled)."""
+        if not self.own_episodes:
+            raise RuntimeError(f"{self.env_id} was opened with synchronous episodes (autoreset); "
+                               "restart_agents needs own_episodes=True")
+        mask = np.zeros(self.num_envs, dtype=bool)
+        mask[np.asarray(which)] = True
+        observations, _info = self.envs.reset(options={"reset_mask": mask})
+        return self.observation_to_agent(np.reshape(observations, (self.num_envs, self.state_size)))[mask]
 
     def observation_to_agent(self, observations: np.ndarray) -> np.ndarray:
         """Observations in the task's units (..., state_size) as the agent sees them."""

@@ -168,7 +168,9 @@ class GoalPathsPiece:
         self.goal_paths = GoalPaths(cfg.goal_paths, self.seed, cfg.n_step, cfg.gamma, (state_size, action_size))
 
     def step(self: Any, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
-             terminated: np.ndarray | None = None) -> None:
+             terminated: np.ndarray | None = None, truncated: np.ndarray | None = None) -> None:
+        if truncated is not None:
+            raise ValueError("goal_paths relabels Reacher's synchronous episodes; this task's agents restart on their own")
         if terminated is not None and np.any(terminated):
             raise ValueError("goal_paths relabels Reacher's episodes, which end at a time limit only; "
                              "this task has terminal states")
