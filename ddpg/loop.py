@@ -27,8 +27,8 @@ import numpy as np
 from ddpg import agent_state, faults
 from ddpg.signals import StopSignals
 from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE, SOLVE_WINDOW
+from ddpg.tasks import REACHER_DECISIONS
 from ddpg_agent import Agent
-from reacher.environment import EPISODE_DECISIONS
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class LoopSettings:
     """How long to train and when to stop, the schedule, and the reward scale."""
 
     episodes: int = 300  # at most this many episodes in total (a resumed run's included)
-    max_t: int = EPISODE_DECISIONS  # decisions per episode; a cut there is not terminal
+    max_t: int = REACHER_DECISIONS  # decisions per episode; a cut there is not terminal
     target_score: float | None = SOLVE_SCORE  # solved: the trailing-window average reaches it (None: never)
     window: int = SOLVE_WINDOW
     stop_when_solved: bool = True

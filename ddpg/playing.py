@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
-from reacher import MAX_EPISODE_STEPS as EPISODE_DECISIONS  # reacher.environment's EPISODE_DECISIONS
+from ddpg.tasks import REACHER_DECISIONS as EPISODE_DECISIONS
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # The committed checkpoints, played when no run or checkpoint is named.

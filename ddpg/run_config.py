@@ -19,10 +19,9 @@ from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
 from ddpg.options import GPU_LEARNERS, LEARNERS, UNSET, applied_on_resume
 from ddpg.record import RunRecord
 from ddpg.solved import SOLVE_SCORE
-from ddpg.tasks import DEFAULT_ENV, Task, environment_spec, reacher_task, task_for
+from ddpg.tasks import DEFAULT_ENV, REACHER_DECISIONS, Task, environment_spec, reacher_task, task_for
 from ddpg.variants import parse_config
 from ddpg_agent import DDPGConfig
-from reacher.environment import EPISODE_DECISIONS
 
 
 @dataclass(frozen=True)
@@ -73,9 +72,9 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
             raise ValueError("--num-envs is for a Gymnasium task (--env ID); the built-in Reacher takes --agents")
         n_agents = 20 if args.agents is None else args.agents
         task = reacher_task(n_agents)
-        max_t = EPISODE_DECISIONS if args.max_t is None else args.max_t
-        if max_t > EPISODE_DECISIONS:
-            raise ValueError(f"--max-t must be at most {EPISODE_DECISIONS} (episodes end there), got {max_t}")
+        max_t = REACHER_DECISIONS if args.max_t is None else args.max_t
+        if max_t > REACHER_DECISIONS:
+            raise ValueError(f"--max-t must be at most {REACHER_DECISIONS} (episodes end there), got {max_t}")
         target = SOLVE_SCORE if args.target is None else args.target
         good_score = (task.good_score if task else GOOD_SCORE) if args.good_score is UNSET else args.good_score
         if good_score is not None and good_score < 0:  # scores are >= 0: "never good"
@@ -94,7 +93,7 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
         except ValueError as exc:
             raise ValueError(f"--env: {exc}") from None
         n_agents = 1 if args.num_envs is None else args.num_envs
-        max_t = args.max_t or spec.max_episode_steps or EPISODE_DECISIONS
+        max_t = args.max_t or spec.max_episode_steps or REACHER_DECISIONS
         target = args.target if args.target is not None else (
             task.target if task.target is not None else spec.reward_threshold)
         good_score = task.good_score if args.good_score is UNSET else args.good_score

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from reacher import REWARD_THRESHOLD
+from ddpg.tasks import REACHER_TARGET
 
-SOLVE_SCORE = REWARD_THRESHOLD  # the course's; UnityReacher-v0's spec carries it too
+SOLVE_SCORE = REACHER_TARGET  # the course's; UnityReacher-v0's spec carries it too
 SOLVE_WINDOW = 100
 
 # The schedule (train.py's defaults on Reacher, run by ddpg.loop): once an episode's mean score

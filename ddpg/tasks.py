@@ -38,9 +38,13 @@ from typing import Any
 
 import numpy as np
 
+from reacher import MAX_EPISODE_STEPS as REACHER_DECISIONS
+from reacher import REWARD_THRESHOLD as REACHER_TARGET
 from reacher.brain import BrainInfo, BrainParameters
 
 DEFAULT_ENV = "reacher"  # train.py --env: the built-in 20-arm Reacher (unityagents interface)
+# What the learner's package (ddpg/) needs of the built-in Reacher, its default task, it takes from
+# here: the decisions of an episode (REACHER_DECISIONS) and the course's solve score (REACHER_TARGET).
 
 
 @dataclass(frozen=True)
@@ -367,5 +371,5 @@ class GymEnvironment:
         self.close()
 
 
-__all__ = ["DEFAULT", "DEFAULT_ENV", "REACHER_ONE_ARM", "TASKS", "GymEnvironment", "Task", "environment_spec", "open_environment",
-           "reacher_task", "task_for"]
+__all__ = ["DEFAULT", "DEFAULT_ENV", "REACHER_DECISIONS", "REACHER_ONE_ARM", "REACHER_TARGET", "TASKS", "GymEnvironment",
+           "Task", "environment_spec", "open_environment", "reacher_task", "task_for"]
