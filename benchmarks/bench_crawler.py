@@ -7,13 +7,16 @@ seed, one seed after another, then each run's final actor played greedily.
         --json benchmarks/results/crawler_5_seeds/bench_crawler_td3_5seeds.json
 
 Each seed is a plain ``train.py --env UnityCrawler-v0 --num-envs 12`` run (its folder under
-``--runs``), timed as a whole process on the machine as it is: run it alone. Per seed it records
-the episodes and environment steps run, the wall-clock, the training curve (the 100-episode
-average of the 12 crawlers' mean score, every 10 episodes, against environment steps and
-seconds), its best and final value, and the greedy score: one episode of ``evaluate.py`` (the
-scene draws nothing at random and the greedy actor is deterministic, so every episode and every
-crawler is the same). Scores are ML-Agents' units: the reward summed over an episode's 5,000
-physics steps, as its published "Benchmark Mean Reward" of 2000 counts them.
+``--runs``), timed as a whole process on the machine as it is: run it alone. Every crawler lives
+its own episodes (``ddpg.loop.run_rounds``). Per seed it records the rounds, crawler-episodes
+and environment steps run, the transitions kept per decision (the run's own counters: the
+transitions handed to the agent over the decisions it stepped; 12 when none is wasted), the
+wall-clock, the training curve (the 100-crawler-episode average at the end of every round,
+against environment steps and seconds), its best and final value, and the greedy score:
+``evaluate.py --episodes 2 --agents 12``, the mean over 24 crawler-episodes with their spread
+(crawlers given the same actions part within decisions, so each is its own draw). Scores are
+ML-Agents' units: the reward summed over an episode's 5,000 physics steps, as its published
+"Benchmark Mean Reward" of 2000 counts them.
 """
 
 from __future__ import annotations
@@ -41,12 +44,12 @@ def _seeds(text: str) -> list[int]:
 
 
 def _curve(metrics: list[dict[str, str]]) -> list[dict[str, float]]:
-    """Every 10th episode of metrics.csv: environment steps, seconds and the 100-episode average."""
-    return [{"episode": int(m["episode"]), "env_steps": int(float(m["env_steps"])), "seconds": round(float(m["wall_s"]), 1),
-             "avg100": round(float(m["average100"]), 3)} for m in metrics if int(m["episode"]) % 10 == 0]
+    """Every round of metrics.csv: environment steps, seconds and the 100-crawler-episode average."""
+    return [{"round": int(m["episode"]), "env_steps": int(float(m["env_steps"])), "seconds": round(float(m["wall_s"]), 1),
+             "avg100": round(float(m["average100"]), 3)} for m in metrics if m["average100"] != ""]
 
 
-def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None) -> dict[str, Any]:
+def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None, eval_episodes: int = 2) -> dict[str, Any]:
     """Train one seed (with train.py's --config, if given) and score its final actor."""
     out = runs / f"seed{seed}"
     command = [sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
@@ -58,15 +61,22 @@ def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = Non
     record = json.loads((out / "run.json").read_text())
     with open(out / "metrics.csv") as f:
         metrics = list(csv.DictReader(f))
+    import torch
+
+    decisions = torch.load(out / "training_state.pt", weights_only=False)["agent"]["t_step"]  # agent.step calls
     evaluation = runs / f"seed{seed}-eval"
-    subprocess.run([sys.executable, "evaluate.py", "--run", str(out), "--episodes", "1", "--agents", "1",
+    subprocess.run([sys.executable, "evaluate.py", "--run", str(out), "--episodes", str(eval_episodes), "--agents", str(AGENTS),
                     "--out", str(evaluation), "--no-progress"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     greedy = json.loads((evaluation / "evaluation.json").read_text())
     curve = _curve(metrics)
-    return {"seed": seed, "episodes": len(metrics), "env_steps": record["env_steps"], "wall_s": round(wall, 1),
+    return {"seed": seed, "rounds": len(metrics), "crawler_episodes": record.get("agent_episodes"),
+            "env_steps": record["env_steps"], "decisions": decisions,
+            "kept_per_decision": round(record["env_steps"] / decisions, 3), "wall_s": round(wall, 1),
+            "transitions_per_s": round(record["env_steps"] / wall, 1),
             "best_avg100": max(c["avg100"] for c in curve) if curve else None,
             "final_avg100": curve[-1]["avg100"] if curve else None,
             "greedy_score": round(float(greedy["mean"]), 3),
+            "greedy": {k: greedy[k] for k in ("episodes", "mean", "std", "min", "max")},
             "run": out.relative_to(ROOT).as_posix() if out.is_relative_to(ROOT) else str(out), "curve": curve}
 
 
@@ -76,17 +86,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-env-steps", type=int, default=300_000, help="per seed (12 crawlers: a twelfth in decisions)")
     parser.add_argument("--runs", default="runs/bench_crawler", help="where the runs go")
     parser.add_argument("--config", default=None, help="train.py's --config for every seed, e.g. '{\"preset\": \"td3\"}'")
+    parser.add_argument("--eval-episodes", type=int, default=2, help="greedy episodes of the 12 crawlers per seed (default 2)")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     results = []
     for seed in _seeds(args.seeds):
-        r = run_seed(seed, args.max_env_steps, ROOT / args.runs, args.config)
+        r = run_seed(seed, args.max_env_steps, ROOT / args.runs, args.config, args.eval_episodes)
         results.append(r)
-        print(f"seed {seed}: {r['episodes']} episodes, {r['env_steps']:,} steps in {r['wall_s']:.0f} s; "
-              f"avg100 best {r['best_avg100']}, final {r['final_avg100']}; greedy {r['greedy_score']}", flush=True)
+        g = r["greedy"]
+        print(f"seed {seed}: {r['crawler_episodes']} crawler-episodes in {r['rounds']} rounds, {r['env_steps']:,} steps "
+              f"({r['kept_per_decision']:.2f} kept per decision) in {r['wall_s']:.0f} s; avg100 best {r['best_avg100']}, "
+              f"final {r['final_avg100']}; greedy mean {g['mean']:.1f} (std {g['std']:.1f}, {g['min']:.1f} to "
+              f"{g['max']:.1f}, {g['episodes']} crawler-episodes)", flush=True)
     greedy = [r["greedy_score"] for r in results]
-    print(f"greedy score: median {np.median(greedy):.1f} (range {min(greedy):.1f} to {max(greedy):.1f}); "
+    print(f"greedy score (each seed's mean over {args.eval_episodes * AGENTS} crawler-episodes): median {np.median(greedy):.1f} "
+          f"(range {min(greedy):.1f} to {max(greedy):.1f}); "
           f"ML-Agents' published benchmark 2000")
     if args.json:
         report = {"benchmark": "bench_crawler", "env_id": ENV_ID, "agents": AGENTS, "max_env_steps": args.max_env_steps,

@@ -328,10 +328,12 @@ def test_the_seed_benchmark_records_each_seeds_run_and_greedy_score(tmp_path) ->
 
     out = tmp_path / "bench.json"
     assert bench_crawler.main(["--seeds", "3", "--max-env-steps", "2400", "--runs", str(tmp_path / "runs"),
-                               "--json", str(out)]) == 0
+                               "--eval-episodes", "1", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     (seed,) = report["seeds"]
-    assert seed["seed"] == 3 and 2388 <= seed["env_steps"] <= 2400 and seed["episodes"] >= 1
+    assert seed["seed"] == 3 and seed["env_steps"] == 2400 and seed["rounds"] >= 1
+    assert seed["kept_per_decision"] == 12.0  # every crawler's every decision is kept
     evaluation = json.loads((tmp_path / "runs" / "seed3-eval" / "evaluation.json").read_text())
-    assert seed["greedy_score"] == pytest.approx(evaluation["mean"], abs=1e-3)
+    assert seed["greedy_score"] == pytest.approx(evaluation["mean"], abs=1e-3) and evaluation["episodes"] == 12
+    assert seed["greedy"]["episodes"] == 12 and seed["greedy"]["min"] <= seed["greedy"]["mean"] <= seed["greedy"]["max"]
     assert report["mlagents_benchmark"] == 2000.0 and report["max_env_steps"] == 2400
