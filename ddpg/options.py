@@ -23,8 +23,7 @@ from typing import Any
 from ddpg.cli import finite_float, finite_float_or_off, json_object, non_negative_int, path_text, positive_int, random_seed
 from ddpg.device import add_device_option
 from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE
-from ddpg.tasks import DEFAULT_ENV
-from reacher import MAX_EPISODE_STEPS
+from ddpg.tasks import DEFAULT_ENV, REACHER_DECISIONS
 
 LEARNERS = ("auto", "graph", "graph-overlap", "readable")  # ddpg.backends
 GPU_LEARNERS = ("graph", "graph-overlap")  # the CUDA graph back-end's two ways of running
@@ -64,7 +63,7 @@ def _run_options(g: argparse._ArgumentGroup) -> None:
                    help="number of arms in the built-in environment (default 20; 1 is the course's one-arm version, "
                         "trained with its own settings: ddpg.tasks.REACHER_ONE_ARM)")
     g.add_argument("--max-t", type=positive_int, default=None,
-                   help=f"decisions per episode (default: the task's limit; Reacher: {MAX_EPISODE_STEPS}, its maximum)")
+                   help=f"decisions per episode (default: the task's limit; Reacher: {REACHER_DECISIONS}, its maximum)")
     g.add_argument("--target", type=finite_float, default=None,
                    help=f"solve threshold of the 100-episode average (default: Reacher {SOLVE_SCORE:g}; a Gymnasium "
                         "task's from ddpg.tasks.TASKS or its spec's reward_threshold)")

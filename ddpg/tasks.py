@@ -175,6 +175,14 @@ def reacher_task(n_agents: int) -> Task | None:
     return REACHER_ONE_ARM if n_agents == 1 else None
 
 
+def reacher_goals() -> Any:
+    """What relabelling Reacher's goals needs of the scene (``reacher/goals.py``: the hand, a goal's
+    path, its reward), for the goal paths variant; imported when asked for (it loads MuJoCo)."""
+    from reacher import goals
+
+    return goals
+
+
 def task_for(env_id: str) -> Task:
     """The settings of ``env_id`` (``DEFAULT`` for a task not in ``TASKS``)."""
     return TASKS.get(env_id, DEFAULT)
@@ -372,4 +380,4 @@ class GymEnvironment:
 
 
 __all__ = ["DEFAULT", "DEFAULT_ENV", "REACHER_DECISIONS", "REACHER_ONE_ARM", "REACHER_TARGET", "TASKS", "GymEnvironment",
-           "Task", "environment_spec", "open_environment", "reacher_task", "task_for"]
+           "Task", "environment_spec", "open_environment", "reacher_goals", "reacher_task", "task_for"]

@@ -9,12 +9,13 @@ import torch
 
 from ddpg import backends
 from ddpg.variants import VariantAgent, parse_config
-from ddpg.variants.goal_paths import GoalPaths, hand_positions, path_rewards
+from ddpg.variants.goal_paths import GoalPaths
 from ddpg_agent import NStepReturns
 from model import Actor
 from reacher import ReacherEnvironment
 from reacher import observation as obs
 from reacher.environment import PHYSICS_STEPS_PER_DECISION, goal_offsets
+from reacher.goals import hand_positions, path_rewards
 
 SMALL = {"buffer_size": 20_000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
 

@@ -94,3 +94,13 @@ def test_the_learners_do_not_import_the_environment() -> None:
     found = sorted(f"{name} imports {m}" for name, path in learners.items() for m in _imports(path, False, modules)
                    if m.split(".")[0] == "reacher")
     assert found == [], f"a learner imports the environment: {found}"
+
+
+def test_the_learners_package_names_no_scene() -> None:
+    """``ddpg/`` learns on any task: what it needs of a scene (Reacher's episode length and target, the
+    goals goal paths relabels) it takes through ``ddpg.tasks``, the one module that opens the scenes."""
+    modules = _modules()
+    naming = sorted(f"{name} imports {imported}" for name, path in modules.items()
+                    if name.split(".")[0] == "ddpg" and name != "ddpg.tasks"
+                    for imported in _imports(path, False, modules) if imported.split(".")[0] in ("reacher", "crawler"))
+    assert naming == [], f"only ddpg/tasks.py may import a scene: {naming}"

@@ -11,13 +11,9 @@ drawn, each a circle at the goal's speed that passes the ring point nearest the 
 random moment of the episode (so it is reached at least sometimes), and the whole episode goes
 into the buffer again against each of them, as n-step transitions like the real ones.
 
-What it relies on, from ``reacher/``: the observation's layout (``reacher.observation``), the
-goal's motion (a constant angular speed around the ring, ``goal_offsets``, four physics steps
-a decision) and the reward (0.01 for each physics step the hand is within reach of the goal,
-with the default goal size). Within a decision the hand is taken to move in a straight line
-between the two observations; against the goal's own path this reproduces the environment's
-rewards for all but about 1% of the decisions (``tests/test_goal_paths.py``). It is for the
-built-in Reacher and the Unity binary only.
+What it relies on of the scene (the hand, the goal's path and its reward, read from Reacher's
+observation) is ``reacher/goals.py``'s, taken through ``ddpg.tasks.reacher_goals``: the learner's
+package names no scene. It is for the built-in Reacher and the Unity binary only.
 """
 
 from __future__ import annotations
@@ -27,65 +23,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from reacher import observation as obs
-from reacher.environment import (
-    ACTION_SIZE,
-    DEFAULT_RESET_PARAMETERS,
-    PHYSICS_STEPS_PER_DECISION,
-    REWARD_PER_PHYSICS_STEP,
-    goal_offsets,
-)
-from reacher.mjcf import B_CENTRE, HAND, HAND_RADIUS, SEGMENT_QUAT_WXYZ
-
-REACH = HAND_RADIUS + 0.5 * DEFAULT_RESET_PARAMETERS["goal_size"]  # hand centre to goal centre, when rewarded
-GOAL_SPEED = DEFAULT_RESET_PARAMETERS["goal_speed"]  # goal speeds are drawn from +- this, degrees per physics step
-
-
-def _rotate(q_xyzw: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Vectors ``v`` (..., 3) rotated by unit quaternions (..., 4) in x, y, z, w order."""
-    u, w = q_xyzw[..., :3], q_xyzw[..., 3:]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
-
-
-# The hand in the lower segment's own frame: where the rest pose puts it, taken back through
-# the segment's rest rotation (the observation's quaternions are world rotations from that frame).
-_REST = np.array([*SEGMENT_QUAT_WXYZ[1:], SEGMENT_QUAT_WXYZ[0]])
-HAND_IN_SEGMENT = _rotate(_REST * np.array([-1.0, -1.0, -1.0, 1.0]), HAND - B_CENTRE)
-
-
-def hand_positions(states: np.ndarray) -> np.ndarray:
-    """The hand's centre relative to the arm's root, (..., 3), from observations (..., 33)."""
-    segment = states[..., obs.B + obs.POSITION:obs.B + obs.POSITION + 3].astype(np.float64)
-    quaternion = states[..., obs.B + obs.QUATERNION:obs.B + obs.QUATERNION + 4].astype(np.float64)
-    return segment + _rotate(quaternion, np.broadcast_to(HAND_IN_SEGMENT, segment.shape))
-
-
-def path_rewards(hands: np.ndarray, angles: np.ndarray, speeds: np.ndarray) -> np.ndarray:
-    """Each decision's reward against goal paths: ``hands`` (T + 1, N, 3) at the observations,
-    ``angles`` (T, K, N) the goals' angles (degrees) in each decision's first observation and
-    ``speeds`` (K, N) theirs, in degrees per physics step; returns (T, K, N)."""
-    k = np.arange(1, PHYSICS_STEPS_PER_DECISION + 1)[None, :, None, None]  # the physics steps of a decision
-    start, moved = hands[:-1, None, None], (hands[1:] - hands[:-1])[:, None, None]
-    hand = start + moved * (k / PHYSICS_STEPS_PER_DECISION)[..., None]  # (T, 4, 1, N, 3): on the line between
-    goals = goal_offsets(angles[:, None] + k * speeds)  # (T, 4, K, N, 3)
-    within = ((hand - goals) ** 2).sum(-1) < REACH * REACH
-    return within.sum(axis=1) * REWARD_PER_PHYSICS_STEP
+from ddpg.tasks import reacher_goals
 
 
 class GoalPaths:
     """Keeps the episode's observations and actions; at its end, the same episode as n-step
     transitions against ``paths`` new goal paths per arm (``transitions``)."""
 
-    def __init__(self, paths: int, seed: int, n_step: int, gamma: float,
-                 sizes: tuple[int, int] = (obs.OBSERVATION_SIZE, ACTION_SIZE)) -> None:
-        if tuple(sizes) != (obs.OBSERVATION_SIZE, ACTION_SIZE):
+    def __init__(self, paths: int, seed: int, n_step: int, gamma: float, sizes: tuple[int, int] | None = None) -> None:
+        self.goals = goals = reacher_goals()
+        expected = (goals.OBSERVATION_SIZE, goals.ACTION_SIZE)
+        if sizes is not None and tuple(sizes) != expected:
             raise ValueError(f"goal_paths reads the goal and the hand from Reacher's observation "
-                             f"({obs.OBSERVATION_SIZE} values, {ACTION_SIZE} actions); this task has {sizes[0]} "
+                             f"({expected[0]} values, {expected[1]} actions); this task has {sizes[0]} "
                              f"and {sizes[1]}: leave goal_paths at 0")
         self.paths, self.n_step, self.gamma = paths, n_step, gamma
         self.rng = np.random.default_rng([seed, 0x60A1])  # its own stream: the agent's draws stay as they are
-        self.states = np.empty((0, 0, obs.OBSERVATION_SIZE), np.float32)  # (T + 1, N, 33), grown by doubling
+        self.states = np.empty((0, 0, goals.OBSERVATION_SIZE), np.float32)  # (T + 1, N, 33), grown by doubling
         self.actions = np.empty((0, 0, 0), np.float32)
         self.steps = 0  # decisions recorded this episode
 
@@ -97,7 +51,7 @@ class GoalPaths:
                              "arm in every step (the built-in Reacher's episodes)")
         if self.steps + 2 > len(self.states) or self.states.shape[1] != n:
             grown = max(1024, 2 * len(self.states)) if self.states.shape[1] == n else 1024
-            states_, actions_ = np.empty((grown, n, obs.OBSERVATION_SIZE), np.float32), np.empty(
+            states_, actions_ = np.empty((grown, n, self.goals.OBSERVATION_SIZE), np.float32), np.empty(
                 (grown, n, np.shape(actions)[1]), np.float32)
             if self.steps:
                 states_[:self.steps + 1], actions_[:self.steps] = self.states[:self.steps + 1], self.actions[:self.steps]
@@ -117,17 +71,13 @@ class GoalPaths:
             return None
         states, actions = self.states[:t + 1], self.actions[:t]
         n_arms = states.shape[1]
-        hands = hand_positions(states)  # (T + 1, N, 3)
-        speeds = self.rng.uniform(-GOAL_SPEED, GOAL_SPEED, (paths, n_arms))
+        goals = self.goals
+        hands = goals.hand_positions(states)  # (T + 1, N, 3)
+        speeds = self.rng.uniform(-goals.GOAL_SPEED, goals.GOAL_SPEED, (paths, n_arms))
         when = self.rng.integers(0, t + 1, (paths, n_arms))  # the moment each path passes near the hand
-        near = hands[when, np.arange(n_arms)]
-        angle_then = np.degrees(np.arctan2(near[..., 0], near[..., 2]))  # goal_offsets: (8 sin, -1, 8 cos)
-        angles = angle_then + PHYSICS_STEPS_PER_DECISION * speeds * (np.arange(t + 1)[:, None, None] - when)
-        rewards = path_rewards(hands, angles[:-1], speeds)  # (T, K, N)
-
-        relabelled = np.repeat(states[:, None], paths, axis=1)  # (T + 1, K, N, 33)
-        relabelled[..., obs.GOAL:obs.GOAL + 3] = goal_offsets(angles)
-        relabelled[..., obs.GOAL_SPEED] = speeds
+        angles = goals.path_angles(goals.ring_angle(hands[when, np.arange(n_arms)]), speeds, when, t)
+        rewards = goals.path_rewards(hands, angles[:-1], speeds)  # (T, K, N)
+        relabelled = goals.with_goals(states, angles, speeds)  # (T + 1, K, N, 33)
         # n-step returns as ddpg_agent.NStepReturns makes them (tests/test_goal_paths.py checks they are
         # equal), written for the whole episode at once: ten times quicker than pushing it step by step.
         span = np.minimum(np.arange(t) + self.n_step, t)  # the state each return bootstraps from
@@ -194,4 +144,4 @@ class GoalPathsPiece:
         super().load_buffer_extra_state(state, rows_restored)  # type: ignore[misc]
 
 
-__all__ = ["HAND_IN_SEGMENT", "REACH", "GoalPaths", "GoalPathsPiece", "hand_positions", "path_rewards"]
+__all__ = ["GoalPaths", "GoalPathsPiece"]
