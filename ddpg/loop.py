@@ -50,8 +50,9 @@ class LoopSettings:
     # Each agent's episodes its own (the Crawler): one that falls or reaches its time limit restarts at
     # once (the environment's ``restart_agents``), every decision of every agent is experience, and
     # each agent-episode is scored alone. The loop then runs rounds of ``max_t`` decisions: ``episodes``
-    # counts rounds, and a round is what is printed, measured and saved (``run_rounds``).
-    own_episodes: bool = False
+    # counts rounds, and a round is what is printed, measured and saved (``run_rounds``). None: as
+    # the environment is opened (``ddpg.tasks.GymEnvironment``'s ``own_episodes``; else synchronous).
+    own_episodes: bool | None = None
 
     def __post_init__(self) -> None:
         if self.episodes < 1 or self.max_t < 1:
@@ -156,6 +157,12 @@ def train(env: Any, agent: Agent, settings: LoopSettings | None = None, callback
     (episodes, agents), complete episodes only. ``overrides``
     are ``LoopSettings`` fields; ``resume`` is the loop state of a saved run (``Run.loop_state``)."""
     settings = LoopSettings(**{**(settings.__dict__ if settings else {}), **overrides})
+    opened = bool(getattr(env, "own_episodes", False))  # a Gymnasium task opened so (autoreset disabled)
+    if settings.own_episodes is None:
+        settings = LoopSettings(**{**settings.__dict__, "own_episodes": opened})
+    elif opened and not settings.own_episodes:
+        raise ValueError("the environment restarts each agent on its own (own_episodes): train with own_episodes=True, "
+                         "or open it with own_episodes=False for synchronous episodes")
     brain = env.brain_names[0]
     before_reset = getattr(env, "random_state", None)
     carry = (resume or {}).get("carry") if settings.own_episodes else None

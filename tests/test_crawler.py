@@ -337,3 +337,15 @@ def test_the_seed_benchmark_records_each_seeds_run_and_greedy_score(tmp_path) ->
     assert seed["greedy_score"] == pytest.approx(evaluation["mean"], abs=1e-3) and evaluation["episodes"] == 12
     assert seed["greedy"]["episodes"] == 12 and seed["greedy"]["min"] <= seed["greedy"]["mean"] <= seed["greedy"]["max"]
     assert report["mlagents_benchmark"] == 2000.0 and report["max_env_steps"] == 2400
+
+
+@pytest.mark.parametrize(("environ", "quick"), [
+    ({"CRAWLER_QUICK": "1"}, True), ({"REACHER_QUICK": "1"}, True),  # make test's, for every notebook
+    ({}, False), ({"CRAWLER_QUICK": "0"}, False)])
+def test_the_crawler_notebooks_quick_mode_has_its_own_name(environ: dict, quick: bool) -> None:
+    """Crawler.ipynb read REACHER_QUICK only; CRAWLER_QUICK=1 now asks for its 3-episode check too."""
+    import types
+
+    cells = json.loads((ROOT / "Crawler.ipynb").read_text())["cells"]
+    (line,) = [ln for c in cells if c["cell_type"] == "code" for ln in c["source"] if ln.startswith("QUICK =")]
+    assert eval(line.split("=", 1)[1], {"os": types.SimpleNamespace(environ=environ)}) is quick

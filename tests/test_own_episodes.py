@@ -202,3 +202,16 @@ def test_evaluate_scores_every_crawler_episode_on_its_own() -> None:
     played = Agent(3, 2, 0, buffer_size=100)
     # each agent's score ends with its own episode, and play goes on until every one has ended
     np.testing.assert_array_equal(run_episode(env, played, steps=50), [2.0, 5.0])
+
+
+def test_the_loop_follows_how_the_environment_was_opened() -> None:
+    from ddpg.tasks import GymEnvironment
+
+    agent = Agent(129, 20, 0, buffer_size=1000, warmup=10_000)
+    with GymEnvironment("UnityCrawler-v0", num_envs=2) as env:
+        scores = train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None)
+        assert scores.shape[1] == 1 and len(agent.memory) == 2 * 5 - 2 * 2  # rounds: n-step 3 keeps 2 pending
+        with pytest.raises(ValueError, match="own_episodes"):
+            train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None, own_episodes=False)
+    with GymEnvironment("UnityCrawler-v0", num_envs=2, own_episodes=False) as env:
+        assert train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None).shape == (1, 2)
