@@ -24,10 +24,11 @@ crawlers is kept for the viewer and `render`, filled from the crawlers' states w
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -176,8 +177,10 @@ class CrawlerEnvironment:
             model.actuator_forcerange[:] = limits
         # The sensors per crawler at the start of each physics step of a decision, then after it.
         self._record = np.zeros((n, scene.PHYSICS_STEPS_PER_DECISION + 1, SENSOR_SIZE))
-        self._blocks = [b for b in np.array_split(np.arange(n), min(self.threads, n)) if len(b)]
-        self._pool = ThreadPoolExecutor(len(self._blocks) - 1, "crawler") if len(self._blocks) > 1 else None
+        # The calling thread steps crawlers too; helpers join it, each taking the next crawler not
+        # yet taken, so a helper the OS keeps waiting (a busy machine) holds up no share of them.
+        self._helpers = min(self.threads, n) - 1
+        self._pool = ThreadPoolExecutor(self._helpers, "crawler") if self._helpers else None
         self._norm_rot = np.zeros((n, 12))
         self._strength = np.zeros((n, 12))
         self._touching = np.zeros((n, N_PARTS), dtype=bool)
@@ -419,22 +422,27 @@ class CrawlerEnvironment:
         lowest = centre_y - np.abs(axis_y) * _HALF - _RADIUS
         return np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET)
 
-    def _step_block(self, block: np.ndarray) -> None:
-        """One decision's physics of some crawlers, each in its own model and data (a thread's
-        share: MuJoCo releases the GIL while it steps). Each physics step starts with mj_step1,
-        whose sensors (the state before the step) are recorded, and mj_step2; the rest of its
-        MuJoCo steps follow in one call. The sensors of the final state close the record."""
+    def _step_claimed(self, claim: Callable[[], int]) -> None:
+        """Step crawlers until none is left: each thread's share of a decision, taken one crawler
+        at a time (claim hands each index out once; MuJoCo releases the GIL while it steps)."""
+        while (i := claim()) < self.num_agents:
+            self._step_crawler(i)
+
+    def _step_crawler(self, i: int) -> None:
+        """One decision's physics of crawler i, in its own model and data. Each physics step
+        starts with mj_step1, whose sensors (the state before the step) are recorded, and
+        mj_step2; the rest of its MuJoCo steps follow in one call. The sensors of the final state
+        close the record."""
         steps, rest = scene.PHYSICS_STEPS_PER_DECISION, self.substeps - 1
-        for i in block:
-            model, data, record = self._models[i], self._datas[i], self._record[i]
-            model.actuator_forcerange[:] = self._force_limits[i]
-            data.ctrl[:] = self._targets[i]
-            for j in range(steps):
-                self._sensed_step1(model, data, record[j])
-                mujoco.mj_step2(model, data)
-                if rest:
-                    mujoco.mj_step(model, data, nstep=rest)  # the rest of it (crawler/mjcf.py)
-            self._sensed_step1(model, data, record[steps])  # the state after the decision
+        model, data, record = self._models[i], self._datas[i], self._record[i]
+        model.actuator_forcerange[:] = self._force_limits[i]
+        data.ctrl[:] = self._targets[i]
+        for j in range(steps):
+            self._sensed_step1(model, data, record[j])
+            mujoco.mj_step2(model, data)
+            if rest:
+                mujoco.mj_step(model, data, nstep=rest)  # the rest of it (crawler/mjcf.py)
+        self._sensed_step1(model, data, record[steps])  # the state after the decision
 
     def _sensed_step1(self, model: Any, data: Any, row: np.ndarray) -> None:
         """mj_step1 (poses, velocities, contacts of the current state; no step) with the sensors,
@@ -448,11 +456,12 @@ class CrawlerEnvironment:
         """Run one decision's physics steps; the decision's reward per agent, as Unity sums it:
         each physics step's reward from the state before it, unless the crawler's body or an
         upper leg touched the ground before a later step or after the last, which makes it -1."""
-        blocks = self._blocks
-        futures = [self._pool.submit(self._step_block, block) for block in blocks[1:]] if self._pool else []
-        self._step_block(blocks[0])
+        claim = itertools.count().__next__  # atomic under the GIL
+        futures = [self._pool.submit(self._step_claimed, claim) for _ in range(self._helpers)] if self._pool else []
+        self._step_claimed(claim)
         for future in futures:
-            future.result()
+            if not future.cancel():  # a helper that never started has nothing left to do
+                future.result()
         self._display_stale = True
         record = self._record
         touching = self._touching_in(record)  # (n, steps + 1, parts)
