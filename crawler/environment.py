@@ -138,7 +138,8 @@ class CrawlerEnvironment:
     (`crawler/observation.py` has the table). Action: 20 values in [-1, 1] (clipped): the
     hips' x and y targets of legs 0-3 (0-7, in pairs), the knees' targets (8-11), the upper
     legs' strengths (12-15) and the lower legs' (16-19). The scene has no random draws, so
-    `seed` changes nothing; it is accepted because the interface passes one.
+    `seed` changes nothing; it is accepted because the interface passes one. `threads` (default
+    `default_threads()`) step the crawlers; the numbers are the same on any count.
     """
 
     def __init__(self, num_agents: int = 12, seed: int = 0, verbose: bool = True, show_viewer: bool = True,

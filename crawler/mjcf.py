@@ -1,4 +1,6 @@
-"""MJCF generator: one MuJoCo model holding the scene's crawlers, in Unity's own coordinates.
+"""MJCF generator: one MuJoCo model holding the scene's crawlers, or one of them alone where it
+stands in the scene (`build_mjcf(..., only=i)`: the environment steps each so), in Unity's own
+coordinates.
 
 Like `reacher/mjcf.py`, everything stays in Unity's numbers (y up, gravity -9.81 along y):
 Unity's rotation and cross-product formulas are the standard ones, so the physics is the same
