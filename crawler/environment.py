@@ -1,7 +1,8 @@
 """The Unity ML-Agents Crawler task (CrawlerStaticTarget), behind the unityagents 0.4 interface.
 
 Per decision (one `step` call) each crawler's action sets its joints' drive targets and
-strengths, then the physics runs 5 steps of 0.01333 s (each 20 MuJoCo steps) (`crawler/scene.py`: numbers and sources).
+strengths, then the physics runs 5 steps of 0.01333 s, each `SUBSTEPS_PER_PHYSICS_STEP` (20)
+MuJoCo steps (`crawler/scene.py`: numbers and sources; crawler/mjcf.py: why 20).
 Rewards accrue on every physics step, as CrawlerAgent.AgentAction adds them, from the state
 before that step: 0.03 x the body's velocity toward the target plus 0.01 x the cosine between
 the body's forward axis and the direction to the target. A crawler whose body or upper leg
@@ -11,18 +12,29 @@ crawler starts again from its first pose at the next step, as Unity's resetOnDon
 drives keep their last settings, as BodyPart.Reset leaves them.
 
 MuJoCo steps the model (`crawler/mjcf.py`); each joint's slerp drive is a position actuator
-with the drive's spring and damper, limited to the strength the agent asks for.
+with the drive's spring and damper, limited to the strength the agent asks for. The crawlers
+never touch (50 apart), so each is stepped in a MuJoCo model and data of its own, on a few
+threads (`threads`, `CRAWLER_THREADS`): a crawler's numbers do not depend on the thread count
+or on the other crawlers. Python does no work per part or per MuJoCo step: the model's sensors
+record, per physics step, the poses and velocities the reward and the contacts need, and the
+decision's rewards are computed from them afterwards (a fall at any physics step makes the
+decision's reward -1, so nothing needs deciding while the physics runs). A model of all the
+crawlers is kept for the viewer and `render`, filled from the crawlers' states when shown.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from common.cpus import available_cpus
 from crawler import MAX_EPISODE_STEPS, scene
 from crawler import observation as obs
 from crawler.mjcf import (
@@ -33,6 +45,8 @@ from crawler.mjcf import (
     LOWER_HALF,
     N_LEGS,
     PARTS,
+    SENSOR_SIZE,
+    SENSOR_SLICES,
     SUBSTEPS_PER_PHYSICS_STEP,
     UPPER_HALF,
     build_mjcf,
@@ -51,6 +65,39 @@ _RADIUS = np.array([BODY_RADIUS] + [LEG_RADIUS] * 8)  # the parts' shapes, PARTS
 _HALF = np.array([0.0] + [UPPER_HALF, LOWER_HALF] * 4)  # half the cylinder (the body is a sphere)
 _CENTRE = np.array([0.0] + [0.0, LOWER_CENTRE] * 4)  # the collider's centre along the part's own y
 _ENDS = np.array([True, True, False, True, False, True, False, True, False])  # body and upper legs: -1, done
+_POS, _YAXIS, _ROOT_X, _ROOT_Z, _ROOT_VEL, _COM_VEL, _OMEGA = (SENSOR_SLICES[k] for k in (
+    "pos", "yaxis", "root_xaxis", "root_zaxis", "root_vel", "com_vel", "omega"))
+# What MuJoCo's mj_getState saves of each crawler: everything its future steps depend on
+# (time, qpos, qvel, act, the solver's warm start, ctrl, applied forces, ...).
+_MJ_STATE = mujoco.mjtState.mjSTATE_INTEGRATION
+_OLD_STATE_KEYS = frozenset({"commanded_rotation", "commanded_strength"})
+_STATE_KEYS = frozenset({*_OLD_STATE_KEYS, "simulation"})
+_SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "decisions", "done", "touching",
+                              "last_actions", "has_reset"})
+
+# The number of threads that step the crawlers: this environment variable, else `default_threads()`.
+THREADS_VARIABLE = "CRAWLER_THREADS"
+# The default: as many threads as CPUs, at most this many. On the 2-core development machine,
+# shared with other work, 12 crawlers made 157.7 decisions/s on 2 threads against 93.9 on 1
+# (medians of 6 alternating rounds of 100), and with a busy process beside them (a learner's
+# stand-in) 56.4 against 45.8: two threads even then.
+MAX_DEFAULT_THREADS = 2
+
+
+def checked_threads(threads: object, source: str = "threads") -> int:
+    """threads as a positive int, or ValueError naming `source` (an argument or a variable)."""
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"{source} must be a positive integer (threads that step the crawlers), got {threads!r}")
+    return int(threads)
+
+
+def default_threads() -> int:
+    """The threads that step the crawlers when the environment is not told: `CRAWLER_THREADS` if
+    set, else the CPUs this process may use, at most `MAX_DEFAULT_THREADS`."""
+    text = os.environ.get(THREADS_VARIABLE, "").strip()
+    if text:
+        return checked_threads(int(text) if text.isdigit() else text, THREADS_VARIABLE)
+    return max(1, min(available_cpus(), MAX_DEFAULT_THREADS))
 
 
 # The action by index: (indices, meaning, the line of ML-Agents' code that reads them), for docs/crawler.md.
@@ -91,38 +138,52 @@ class CrawlerEnvironment:
     (`crawler/observation.py` has the table). Action: 20 values in [-1, 1] (clipped): the
     hips' x and y targets of legs 0-3 (0-7, in pairs), the knees' targets (8-11), the upper
     legs' strengths (12-15) and the lower legs' (16-19). The scene has no random draws, so
-    `seed` changes nothing; it is accepted because the interface passes one.
+    `seed` changes nothing; it is accepted because the interface passes one. `threads` (default
+    `default_threads()`) step the crawlers; the numbers are the same on any count.
     """
 
     def __init__(self, num_agents: int = 12, seed: int = 0, verbose: bool = True, show_viewer: bool = True,
-                 substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> None:
+                 substeps: int = SUBSTEPS_PER_PHYSICS_STEP, threads: int | None = None) -> None:
         if isinstance(num_agents, bool) or not isinstance(num_agents, (int, np.integer)) or num_agents < 1:
             raise ValueError(f"num_agents must be a positive integer (12 in the course's Crawler), got {num_agents!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         if isinstance(substeps, bool) or not isinstance(substeps, (int, np.integer)) or substeps < 1:
             raise ValueError(f"substeps must be a positive integer (MuJoCo steps per physics step), got {substeps!r}")
+        self.threads = default_threads() if threads is None else checked_threads(threads)
         self.num_agents = n = int(num_agents)
         self.substeps = int(substeps)
+        # The display: every crawler in one model, for the viewer and render (crawler/mjcf.py's scene).
         self._model = mujoco.MjModel.from_xml_string(build_mjcf(n, self.substeps))
-        self._data = mujoco.MjData(self._model)
+        self._display = mujoco.MjData(self._model)
+        self._display_stale = True
         m = self._model
         assert m.nq == n * QPOS_PER_AGENT and m.nv == n * DOF_PER_AGENT and m.nu == 12 * n
         assert [m.actuator(j).name for j in range(12)] == [f"{a}_0" for a in ACTUATED]
-        self._qpos0 = m.qpos0.copy()
-        self._bodies = np.array([[m.body(f"{p}_{i}" if p != "body" else f"body{i}").id for p in PARTS]
-                                 for i in range(n)])  # (n, 9)
-        self._roots = self._bodies[:, 0]
-        ground = m.geom("ground").id
-        self._ground = ground
-        self._geom_owner = np.full(m.ngeom, -1, dtype=np.int64)  # geom -> agent * 9 + part
-        for i in range(n):
-            for p, name in enumerate(PARTS):
-                self._geom_owner[m.geom(f"{name}_{i}" if name != "body" else f"body{i}").id] = i * N_PARTS + p
+        # The physics: each crawler alone in a model of its own, where it stands in the scene.
+        self._models = [mujoco.MjModel.from_xml_string(build_mjcf(n, self.substeps, only=i)) for i in range(n)]
+        self._datas = [mujoco.MjData(model) for model in self._models]
+        # One crawler is one island, and its sensors are read only in each physics step's
+        # mj_step1: both left off elsewhere, which changes no number (checked bitwise) and saves
+        # some 7% of a MuJoCo step.
+        island, sensor = int(mujoco.mjtDisableBit.mjDSBL_ISLAND), int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
+        for model in self._models:
+            model.opt.disableflags |= island | sensor
+        self._sensors_on = self._models[0].opt.disableflags & ~sensor
+        self._sensors_off = self._models[0].opt.disableflags
+        assert all(model.nsensordata == SENSOR_SIZE and model.nu == 12 for model in self._models)
+        self._qpos0 = [model.qpos0.copy() for model in self._models]
         self._target = np.array([[scene.TARGET[0], scene.TARGET[1], m.geom(f"target{i}").pos[2]] for i in range(n)])
-        self._ctrl = self._data.ctrl.reshape(n, 12)
-        self._limits = m.actuator_forcerange.reshape(n, 12, 2)
-        self._limits[:] = 0.0  # no drive until the first action (SetupBodyPart sets none)
+        self._targets = np.zeros((n, 12))  # the drives' targets (ctrl), radians
+        self._force_limits = np.zeros((n, 12, 2))  # no drive until the first action (SetupBodyPart sets none)
+        for model, limits in zip(self._models, self._force_limits, strict=True):
+            model.actuator_forcerange[:] = limits
+        # The sensors per crawler at the start of each physics step of a decision, then after it.
+        self._record = np.zeros((n, scene.PHYSICS_STEPS_PER_DECISION + 1, SENSOR_SIZE))
+        # The calling thread steps crawlers too; helpers join it, each taking the next crawler not
+        # yet taken, so a helper the OS keeps waiting (a busy machine) holds up no share of them.
+        self._helpers = min(self.threads, n) - 1
+        self._pool = ThreadPoolExecutor(self._helpers, "crawler") if self._helpers else None
         self._norm_rot = np.zeros((n, 12))
         self._strength = np.zeros((n, 12))
         self._touching = np.zeros((n, N_PARTS), dtype=bool)
@@ -130,6 +191,8 @@ class CrawlerEnvironment:
         self._done = np.zeros(n, dtype=bool)
         self._last_actions = np.zeros((n, ACTION_SIZE))
         self._obs = np.zeros((n, obs.OBSERVATION_SIZE))
+        self._parts = np.zeros((n, N_PARTS, obs.LEG_PART_SIZE))
+        self._rot = np.zeros((n, 3, 3))
         self._has_reset = False
         self._closed = False
         self._show_viewer = show_viewer
@@ -156,24 +219,75 @@ class CrawlerEnvironment:
 
     @property
     def random_state(self) -> dict[str, Any]:
-        """What carries over from one episode to the next: the scene draws nothing at random, but
-        each crawler's last commanded joint rotations and strengths stay in its observation across
-        a reset (BodyPart.Reset leaves them). Saved with a run, so a resumed run sees what the
-        uninterrupted one would."""
-        return {"commanded_rotation": self._norm_rot.tolist(), "commanded_strength": self._strength.tolist()}
+        """Everything that decides what the crawlers do next, as plain lists (saved with a run, so
+        a resumed run, even one saved mid-episode, steps on bitwise as the uninterrupted one):
+        each crawler's last commanded joint rotations and strengths (they stay in its observation
+        across a reset: BodyPart.Reset leaves them), and under "simulation" each crawler's MuJoCo
+        state (mj_getState's integration state: time, positions, velocities, the solver's warm
+        start, the drives' targets), its drives' force limits, decisions into the episode, done
+        flag, parts touching the ground and last action."""
+        states = []
+        for model, data in zip(self._models, self._datas, strict=True):
+            state = np.empty(mujoco.mj_stateSize(model, _MJ_STATE))
+            mujoco.mj_getState(model, data, state, _MJ_STATE)
+            states.append(state.tolist())
+        return {"commanded_rotation": self._norm_rot.tolist(), "commanded_strength": self._strength.tolist(),
+                "simulation": {"substeps": self.substeps, "mujoco_state": states,
+                               "force_limits": self._force_limits.tolist(), "decisions": self._decisions.tolist(),
+                               "done": self._done.tolist(), "touching": self._touching.tolist(),
+                               "last_actions": self._last_actions.tolist(), "has_reset": self._has_reset}}
 
     @random_state.setter
     def random_state(self, state: dict[str, Any]) -> None:
-        expected = {"commanded_rotation", "commanded_strength"}
-        if not isinstance(state, Mapping) or set(state) != expected:
-            raise ValueError(f"the Crawler's state is a dict with the keys {sorted(expected)}, got "
+        keys = set(state) if isinstance(state, Mapping) else None
+        if keys != _STATE_KEYS and keys != _OLD_STATE_KEYS:
+            raise ValueError(f"the Crawler's state is a dict with the keys {sorted(_STATE_KEYS)} (or, saved before "
+                             f"the simulation was, {sorted(_OLD_STATE_KEYS)}), got "
                              f"{sorted(state) if isinstance(state, Mapping) else type(state).__name__}")
         rotation = np.asarray(state["commanded_rotation"], dtype=np.float64)
         strength = np.asarray(state["commanded_strength"], dtype=np.float64)
         if rotation.shape != self._norm_rot.shape or strength.shape != self._strength.shape:
             raise ValueError(f"the saved state is for {len(rotation)} crawler(s), this environment has {self.num_agents}")
+        if keys == _OLD_STATE_KEYS:  # the commands only, as saved before: the crawlers stay as they are
+            self._norm_rot, self._strength = rotation, strength
+            self._observe()
+            return
+        self._set_simulation(state["simulation"])
         self._norm_rot, self._strength = rotation, strength
         self._observe()
+
+    def _set_simulation(self, sim: Any) -> None:
+        """The "simulation" part of random_state: checked whole before anything is set."""
+        n = self.num_agents
+        if not isinstance(sim, Mapping) or set(sim) != _SIMULATION_KEYS:
+            raise ValueError(f"the Crawler's saved simulation is a dict with the keys {sorted(_SIMULATION_KEYS)}, got "
+                             f"{sorted(sim) if isinstance(sim, Mapping) else type(sim).__name__}")
+        if sim["substeps"] != self.substeps:
+            raise ValueError(f"the saved state was stepped with substeps={sim['substeps']}, this environment has "
+                             f"substeps={self.substeps}")
+        size = mujoco.mj_stateSize(self._models[0], _MJ_STATE)
+        arrays = {"mujoco_state": ((n, size), np.float64), "force_limits": ((n, 12, 2), np.float64),
+                  "decisions": ((n,), np.int64), "done": ((n,), bool), "touching": ((n, N_PARTS), bool),
+                  "last_actions": ((n, ACTION_SIZE), np.float64)}
+        values = {}
+        for key, (shape, dtype) in arrays.items():
+            value = np.asarray(sim[key], dtype=dtype)
+            if value.shape != shape:
+                raise ValueError(f"the saved simulation's {key} has shape {value.shape}, expected {shape} "
+                                 f"({n} crawler(s))")
+            values[key] = value
+        for i, (model, data) in enumerate(zip(self._models, self._datas, strict=True)):
+            mujoco.mj_setState(model, data, values["mujoco_state"][i], _MJ_STATE)
+            model.actuator_forcerange[:] = values["force_limits"][i]
+            self._sensed_step1(model, data, self._record[i, -1])  # this state's sensors, as after a decision
+        self._force_limits[:] = values["force_limits"]
+        self._targets[:] = [data.ctrl for data in self._datas]
+        self._decisions[:] = values["decisions"]
+        self._done[:] = values["done"]
+        self._touching[:] = values["touching"]
+        self._last_actions = values["last_actions"]
+        self._has_reset = bool(sim["has_reset"])
+        self._display_stale = True
 
     @property
     def global_done(self) -> bool:
@@ -213,11 +327,10 @@ class CrawlerEnvironment:
             self._restart(self._done)
         self._last_actions = actions
         clipped = np.clip(actions, -1.0, 1.0)
-        targets, self._norm_rot = joint_targets(clipped)
-        self._ctrl[:] = targets
+        self._targets[:], self._norm_rot = joint_targets(clipped)
         self._strength = drive_limits(clipped)
-        self._limits[:, :, 0] = -self._strength
-        self._limits[:, :, 1] = self._strength
+        self._force_limits[:, :, 0] = -self._strength
+        self._force_limits[:, :, 1] = self._strength
         rewards = self._simulate()
         self._decisions += 1
         ended = self._done | (self._decisions >= MAX_EPISODE_STEPS)
@@ -242,6 +355,9 @@ class CrawlerEnvironment:
             self._renderer.close()
             self._renderer = None
         self._close_viewer()
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
         self._closed = True
 
     def render(self, width: int = 640, height: int = 480, camera: str = "follow") -> np.ndarray:
@@ -269,82 +385,124 @@ class CrawlerEnvironment:
             raise ValueError("actions contain NaN or infinity; expected finite values in [-1, 1]")
         return actions
 
+    @property
+    def _data(self) -> Any:
+        """The display's MjData (all the crawlers), its positions and velocities filled from the
+        crawlers' own (and its poses computed) when asked for: the viewer, render and checks read it."""
+        if self._display_stale:
+            n, d = self.num_agents, self._display
+            qpos, qvel = d.qpos.reshape(n, QPOS_PER_AGENT), d.qvel.reshape(n, DOF_PER_AGENT)
+            for i, data in enumerate(self._datas):
+                qpos[i], qvel[i] = data.qpos, data.qvel
+            d.ctrl[:] = self._targets.ravel()
+            d.time = self._datas[0].time
+            mujoco.mj_fwdPosition(self._model, d)
+            self._display_stale = False
+        return self._display
+
     def _restart(self, which: np.ndarray) -> None:
         """BodyPart.Reset: each part of the chosen crawlers back to its first pose, at rest."""
-        qpos = self._data.qpos.reshape(self.num_agents, QPOS_PER_AGENT)
-        qvel = self._data.qvel.reshape(self.num_agents, DOF_PER_AGENT)
-        qpos[which] = self._qpos0.reshape(self.num_agents, QPOS_PER_AGENT)[which]
-        qvel[which] = 0.0
-        self._data.qacc_warmstart[:] = 0.0
+        for i in np.flatnonzero(which):
+            model, data = self._models[i], self._datas[i]
+            data.qpos[:] = self._qpos0[i]
+            data.qvel[:] = 0.0
+            data.qacc_warmstart[:] = 0.0
+            self._sensed_step1(model, data, self._record[i, -1])  # the first pose's sensors
         self._decisions[which] = 0
         self._done[which] = False
-        self._forward()
+        self._touching[:] = self._touching_in(self._record[:, -1])
+        self._display_stale = True
         self._observe()
 
-    def _forward(self) -> None:
-        """Positions, velocities and contacts of the current state (no step)."""
-        mujoco.mj_fwdPosition(self._model, self._data)
-        mujoco.mj_fwdVelocity(self._model, self._data)
-        self._read_contacts()
-
-    def _read_contacts(self) -> None:
-        """Which parts touch the ground: within Unity's contact offset of the platform's top, as
-        GroundContact hears of it (the ground is a plane, so the distance is exact)."""
-        d, b = self._data, self._bodies
-        axis_y = d.xmat[b, 4]  # each part's own y axis (the capsules' length), its world y component
-        centre_y = d.xpos[b, 1] + axis_y * _CENTRE
+    @staticmethod
+    def _touching_in(rows: np.ndarray) -> np.ndarray:
+        """Which parts touch the ground in sensor rows (..., SENSOR_SIZE): within Unity's contact
+        offset of the platform's top, as GroundContact hears of it (the ground is a plane, so the
+        distance is exact)."""
+        shape = (*rows.shape[:-1], N_PARTS, 3)
+        axis_y = rows[..., _YAXIS].reshape(shape)[..., 1]  # each part's own y axis (the capsules' length), world y
+        centre_y = rows[..., _POS].reshape(shape)[..., 1] + axis_y * _CENTRE
         lowest = centre_y - np.abs(axis_y) * _HALF - _RADIUS
-        np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET, out=self._touching)
+        return np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET)
+
+    def _step_claimed(self, claim: Callable[[], int]) -> None:
+        """Step crawlers until none is left: each thread's share of a decision, taken one crawler
+        at a time (claim hands each index out once; MuJoCo releases the GIL while it steps)."""
+        while (i := claim()) < self.num_agents:
+            self._step_crawler(i)
+
+    def _step_crawler(self, i: int) -> None:
+        """One decision's physics of crawler i, in its own model and data. Each physics step
+        starts with mj_step1, whose sensors (the state before the step) are recorded, and
+        mj_step2; the rest of its MuJoCo steps follow in one call. The sensors of the final state
+        close the record."""
+        steps, rest = scene.PHYSICS_STEPS_PER_DECISION, self.substeps - 1
+        model, data, record = self._models[i], self._datas[i], self._record[i]
+        model.actuator_forcerange[:] = self._force_limits[i]
+        data.ctrl[:] = self._targets[i]
+        for j in range(steps):
+            self._sensed_step1(model, data, record[j])
+            mujoco.mj_step2(model, data)
+            if rest:
+                mujoco.mj_step(model, data, nstep=rest)  # the rest of it (crawler/mjcf.py)
+        self._sensed_step1(model, data, record[steps])  # the state after the decision
+
+    def _sensed_step1(self, model: Any, data: Any, row: np.ndarray) -> None:
+        """mj_step1 (poses, velocities, contacts of the current state; no step) with the sensors,
+        copied into row."""
+        model.opt.disableflags = self._sensors_on
+        mujoco.mj_step1(model, data)
+        model.opt.disableflags = self._sensors_off
+        row[:] = data.sensordata
 
     def _simulate(self) -> np.ndarray:
-        """Run one decision's physics steps; the decision's reward per agent."""
-        m, d = self._model, self._data
+        """Run one decision's physics steps; the decision's reward per agent, as Unity sums it:
+        each physics step's reward from the state before it, unless the crawler's body or an
+        upper leg touched the ground before a later step or after the last, which makes it -1."""
+        claim = itertools.count().__next__  # atomic under the GIL
+        futures = [self._pool.submit(self._step_claimed, claim) for _ in range(self._helpers)] if self._pool else []
+        self._step_claimed(claim)
+        for future in futures:
+            if not future.cancel():  # a helper that never started has nothing left to do
+                future.result()
+        self._display_stale = True
+        record = self._record
+        touching = self._touching_in(record)  # (n, steps + 1, parts)
+        fell = (touching[:, 1:] & _ENDS).any(axis=2).any(axis=1)
+        rewards = self._step_rewards(record[:, :-1])  # (n, steps)
         reward = np.zeros(self.num_agents)
-        fell = np.zeros(self.num_agents, dtype=bool)
-        for j in range(scene.PHYSICS_STEPS_PER_DECISION):
-            mujoco.mj_step1(m, d)  # the state before this step: poses, velocities, contacts
-            if j > 0:
-                self._read_contacts()
-                fell |= (self._touching & _ENDS).any(axis=1)
-            reward += np.where(fell, 0.0, self._step_reward())
-            mujoco.mj_step2(m, d)
-            if self.substeps > 1:
-                mujoco.mj_step(m, d, nstep=self.substeps - 1)  # the rest of it (crawler/mjcf.py)
-        self._forward()
-        fell |= (self._touching & _ENDS).any(axis=1)
+        for j in range(rewards.shape[1]):  # added step by step, in Unity's order
+            reward += rewards[:, j]
+        self._touching[:] = touching[:, -1]
         self._observe()
         self._done = fell
         return np.where(fell, scene.GROUND_PENALTY, reward)
 
-    def _body_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each crawler's body: position, rotation matrix (n, 3, 3) and velocity."""
-        d, b = self._data, self._roots
-        return d.xpos[b], d.xmat[b].reshape(-1, 3, 3), d.cvel[b, 3:] + np.cross(d.cvel[b, :3], d.xpos[b] - d.subtree_com[b])
-
-    def _step_reward(self) -> np.ndarray:
-        pos, rot, vel = self._body_state()
-        to_target = self._target - pos
-        direction = to_target / np.linalg.norm(to_target, axis=1, keepdims=True)
-        return (scene.REWARD_VELOCITY * np.einsum("ij,ij->i", vel, direction)
-                + scene.REWARD_FACING * np.einsum("ij,ij->i", rot[:, :, 2], direction))
+    def _step_rewards(self, rows: np.ndarray) -> np.ndarray:
+        """CrawlerAgent's reward of a physics step from the sensors (..., SENSOR_SIZE) before it:
+        0.03 x the body's velocity toward the target plus 0.01 x its facing cosine."""
+        pos, forward, vel = rows[..., _POS][..., :3], rows[..., _ROOT_Z], rows[..., _ROOT_VEL]
+        to_target = self._target[:, None, :] - pos
+        direction = to_target / np.linalg.norm(to_target, axis=-1, keepdims=True)
+        return (scene.REWARD_VELOCITY * np.einsum("nsj,nsj->ns", vel, direction)
+                + scene.REWARD_FACING * np.einsum("nsj,nsj->ns", forward, direction))
 
     def _observe(self) -> None:
-        d, o = self._data, self._obs
-        pos, rot, _ = self._body_state()
+        """The observations (n, 129) from the sensors after the last decision (or restart)."""
+        o, n, rows = self._obs, self.num_agents, self._record[:, -1]
+        positions = rows[:, _POS].reshape(n, N_PARTS, 3)
+        pos, rot = positions[:, 0], self._rot
+        rot[:, :, 0], rot[:, :, 1], rot[:, :, 2] = rows[:, _ROOT_X], rows[:, _YAXIS][:, :3], rows[:, _ROOT_Z]
         to_target = self._target - pos
         o[:, 0:3] = to_target / np.linalg.norm(to_target, axis=1, keepdims=True)
         o[:, obs.BODY_HEIGHT] = pos[:, 1]
         o[:, obs.BODY_FORWARD:obs.BODY_FORWARD + 3] = rot[:, :, 2]
         o[:, obs.BODY_UP:obs.BODY_UP + 3] = rot[:, :, 1]
-        b = self._bodies
-        roots = self._roots[:, None]
-        omega = d.cvel[b, :3]  # (n, 9, 3) world angular velocities
-        com_vel = d.cvel[b, 3:] + np.cross(omega, d.xipos[b] - d.subtree_com[roots])
-        local = np.einsum("nji,npj->npi", rot, d.xpos[b] - pos[:, None, :]) / scene.BODY_SCALE
-        parts = np.zeros((self.num_agents, N_PARTS, obs.LEG_PART_SIZE))
+        local = np.einsum("nji,npj->npi", rot, positions - pos[:, None, :]) / scene.BODY_SCALE
+        parts = self._parts
         parts[:, :, obs.CONTACT] = self._touching
-        parts[:, :, obs.VELOCITY:obs.VELOCITY + 3] = com_vel
-        parts[:, :, obs.ANGULAR_VELOCITY:obs.ANGULAR_VELOCITY + 3] = omega
+        parts[:, :, obs.VELOCITY:obs.VELOCITY + 3] = rows[:, _COM_VEL].reshape(n, N_PARTS, 3)
+        parts[:, :, obs.ANGULAR_VELOCITY:obs.ANGULAR_VELOCITY + 3] = rows[:, _OMEGA].reshape(n, N_PARTS, 3)
         parts[:, :, obs.LOCAL_POSITION:obs.LOCAL_POSITION + 3] = local
         upper, lower = parts[:, 1::2], parts[:, 2::2]
         upper[:, :, obs.ROTATION] = self._norm_rot[:, 0:4]  # x
@@ -353,7 +511,7 @@ class CrawlerEnvironment:
         upper[:, :, obs.STRENGTH] = self._strength[:, 0:4] / scene.MAX_JOINT_FORCE
         lower[:, :, obs.STRENGTH] = self._strength[:, 8:12] / scene.MAX_JOINT_FORCE
         o[:, obs.BODY:obs.BODY + obs.PART_SIZE] = parts[:, 0, :obs.PART_SIZE]
-        o[:, obs.LEGS:] = parts[:, 1:].reshape(self.num_agents, -1)
+        o[:, obs.LEGS:] = parts[:, 1:].reshape(n, -1)
 
     def _brain_info(self, rewards: np.ndarray, done: np.ndarray, max_reached: np.ndarray | None = None) -> BrainInfo:
         n = self.num_agents
@@ -397,6 +555,7 @@ class CrawlerEnvironment:
 
     def _sync_viewer(self) -> None:
         if self._viewer.is_running():
+            assert self._data is self._display  # filled for the viewer, which shows the display
             self._viewer.sync()
             wait = self._next_frame_time - time.perf_counter()
             if wait > 0:

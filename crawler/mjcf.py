@@ -1,4 +1,6 @@
-"""MJCF generator: one MuJoCo model holding the scene's crawlers, in Unity's own coordinates.
+"""MJCF generator: one MuJoCo model holding the scene's crawlers, or one of them alone where it
+stands in the scene (`build_mjcf(..., only=i)`: the environment steps each so), in Unity's own
+coordinates.
 
 Like `reacher/mjcf.py`, everything stays in Unity's numbers (y up, gravity -9.81 along y):
 Unity's rotation and cross-product formulas are the standard ones, so the physics is the same
@@ -40,7 +42,8 @@ ACTUATED = tuple(f"{j}{k}" for j in ("hip_x", "hip_y", "knee") for k in range(N_
 # MuJoCo steps per physics step of the original. PhysX solves a drive implicitly and caps its
 # impulse; MuJoCo's position actuator is implicit in its damping only while its force is under
 # the cap, and a capped 40000 N m/rad spring on a 1 kg body is unstable at 13.3 ms and still
-# spikes at a tenth of it (benchmarks/crawler_substeps.py measures it); a twentieth holds.
+# spikes at a tenth of it (benchmarks/bench_crawler_physics.py measures it: its substeps table in
+# docs/crawler.md); a twentieth holds.
 SUBSTEPS_PER_PHYSICS_STEP = 20
 
 # Derived sizes (scaled as Unity scales colliders: the radius by the larger cross scale).
@@ -141,14 +144,44 @@ def _crawler(i: int) -> str:
     return "\n".join(parts)
 
 
-def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> str:
+# Each crawler's sensors, in this order (SENSOR_SIZE values): every part's position (framepos of
+# the body frame) and own y axis, then the body's own x and z axes and velocity at its origin,
+# then every part's velocity at its centre of mass and angular velocity (world). MuJoCo computes
+# them in mj_step1 from the state before the step: what the reward, the contacts and the
+# observation read, copied per physics step without stepping through Python per part.
+SENSOR_SLICES = {
+    "pos": slice(0, 27), "yaxis": slice(27, 54), "root_xaxis": slice(54, 57), "root_zaxis": slice(57, 60),
+    "root_vel": slice(60, 63), "com_vel": slice(63, 90), "omega": slice(90, 117)}
+SENSOR_SIZE = 117
+
+
+def _part_body(name: str, i: int) -> str:
+    return f"body{i}" if name == "body" else f"{name}_{i}"
+
+
+def _sensors(i: int) -> str:
+    parts = [_part_body(p, i) for p in PARTS]
+    lines = [f'<framepos objtype="xbody" objname="{b}"/>' for b in parts]
+    lines += [f'<frameyaxis objtype="xbody" objname="{b}"/>' for b in parts]
+    lines += [f'<framexaxis objtype="xbody" objname="body{i}"/>', f'<framezaxis objtype="xbody" objname="body{i}"/>',
+              f'<framelinvel objtype="xbody" objname="body{i}"/>']
+    lines += [f'<framelinvel objtype="body" objname="{b}"/>' for b in parts]
+    lines += [f'<frameangvel objtype="body" objname="{b}"/>' for b in parts]
+    return "\n".join(lines)
+
+
+def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP, only: int | None = None) -> str:
     """The MJCF text of a scene with num_agents crawlers (12 in the course's build), stepped
-    substeps times per physics step of the original."""
+    substeps times per physics step of the original; with `only`, that crawler alone, where it
+    stands in the whole scene (the environment steps each crawler in a model of its own, which
+    MuJoCo steps exactly as the scene's island of that crawler: they never touch)."""
+    agents = range(num_agents) if only is None else (only,)
     actuators = "\n".join(
         f'<position name="{name}_{i}" joint="{name}_{i}" kp="{scene.DRIVE_SPRING:g}" kv="{scene.DRIVE_DAMPER:g}" '
         f'forcelimited="true" forcerange="-1 1"/>'
-        for i in range(num_agents) for name in ACTUATED)
-    crawlers = "\n".join(_crawler(i) for i in range(num_agents))
+        for i in agents for name in ACTUATED)
+    crawlers = "\n".join(_crawler(i) for i in agents)
+    sensors = "\n".join(_sensors(i) for i in agents)
     mid = 0.5 * (agent_origin(0)[2] + agent_origin(num_agents - 1)[2])
     first = agent_origin(min(1, num_agents - 1))  # the overview looks along the row from its end
     overview = first + np.array([-14.0, 12.0, -80.0])
@@ -179,5 +212,8 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP) -> st
   <actuator>
 {actuators}
   </actuator>
+  <sensor>
+{sensors}
+  </sensor>
 </mujoco>
 """
