@@ -335,3 +335,25 @@ def test_the_seed_benchmark_records_each_seeds_run_and_greedy_score(tmp_path) ->
     evaluation = json.loads((tmp_path / "runs" / "seed3-eval" / "evaluation.json").read_text())
     assert seed["greedy_score"] == pytest.approx(evaluation["mean"], abs=1e-3)
     assert report["mlagents_benchmark"] == 2000.0 and report["max_env_steps"] == 2400
+
+
+def test_the_arena_grows_with_the_crawlers_so_a_thousand_fit() -> None:
+    """MuJoCo's stack takes about 2 x bodies x dofs bytes a step, the square of the crawlers: a fixed
+    64M overflowed at 1000 (mj_stackAlloc). What 100 crawlers use, scaled, must fit each MJCF's arena."""
+    import re
+
+    from crawler.mjcf import build_mjcf
+
+    env = _env(100)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        env.step(rng.uniform(-1, 1, (100, ACTION_SIZE)))
+    m, d = env._model, env._data
+    per_body_dof = d.maxuse_arena / (m.nbody * m.nv)  # about 2
+    env.close()
+    for n in (12, 1000):
+        memory = re.search(r'<size memory="(\d+)M"/>', build_mjcf(n))
+        assert memory, "the MJCF sets its arena in MiB"
+        bodies, dofs = 1 + len(PARTS) * n, ce.DOF_PER_AGENT * n
+        assert int(memory.group(1)) * 2**20 >= 1.2 * per_body_dof * bodies * dofs
