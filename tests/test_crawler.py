@@ -159,7 +159,7 @@ def test_the_same_actions_give_the_same_run_whatever_the_seed() -> None:
 
 
 @pytest.mark.parametrize(("call", "expected"), [
-    (lambda env: env.step(np.zeros((2, 19))), r"shape \(2, 20\)"),
+    (lambda env: env.step(np.zeros((2, 19))), r"\(2, 19\).*\(2, 20\)"),
     (lambda env: env.step(np.full((2, 20), np.nan)), "NaN"),
     (lambda env: env.step("fast"), "numbers"),
     (lambda env: env.reset(config={"goal_size": 5.0}), "no reset parameters"),
@@ -357,3 +357,35 @@ def test_the_arena_grows_with_the_crawlers_so_a_thousand_fit() -> None:
         assert memory, "the MJCF sets its arena in MiB"
         bodies, dofs = 1 + len(PARTS) * n, ce.DOF_PER_AGENT * n
         assert int(memory.group(1)) * 2**20 >= 1.2 * per_body_dof * bodies * dofs
+
+
+@pytest.mark.parametrize(("actions", "named"), [
+    (np.zeros((ACTION_SIZE, 2)), r"\(20, 2\).*\(2, 20\)"),  # transposed: as many values, the wrong shape
+    (np.zeros((2, ACTION_SIZE), complex), "complex"),  # the imaginary part would be dropped
+    ({"crawlerbrain": np.zeros((2, ACTION_SIZE))}, "CrawlerBrain"),  # another brain's name: not 'got dict'
+    ({BRAIN_NAME: [[0.0] * ACTION_SIZE, [0.0]]}, r"\(2, 20\)"),  # the brain's, but ragged
+    ([None] * (2 * ACTION_SIZE), r"\(2, 20\)"),  # not numbers (not NaN)
+])
+def test_the_crawler_refuses_the_actions_the_reacher_refuses(actions, named: str) -> None:
+    """One check (reacher.inputs.checked_actions) for both: one line naming the expected form."""
+    from reacher.environment import ReacherEnvironment
+
+    env = _env(2)
+    env.reset()
+    with pytest.raises(ValueError, match=named) as refused:
+        env.step(actions)
+    assert "\n" not in str(refused.value) and "got dict" not in str(refused.value)
+    reacher = ReacherEnvironment(num_agents=ACTION_SIZE if np.shape(actions) == (ACTION_SIZE, 2) else 2,
+                                 verbose=False, show_viewer=False)
+    reacher.reset()
+    bad = {"reacherbrain": 0} if isinstance(actions, dict) and BRAIN_NAME not in actions else actions
+    with pytest.raises(ValueError):
+        reacher.step(bad)
+
+
+def test_no_action_is_zeros_for_the_crawler_as_for_the_reacher() -> None:
+    """unityagents sends zeros for a brain given no action; the Reacher takes None so, and so does the Crawler."""
+    first, second = _env(2), _env(2)
+    first.reset(), second.reset()
+    np.testing.assert_array_equal(first.step(None)[BRAIN_NAME].vector_observations,
+                                  second.step(np.zeros((2, ACTION_SIZE)))[BRAIN_NAME].vector_observations)
