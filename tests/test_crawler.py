@@ -389,3 +389,55 @@ def test_no_action_is_zeros_for_the_crawler_as_for_the_reacher() -> None:
     first.reset(), second.reset()
     np.testing.assert_array_equal(first.step(None)[BRAIN_NAME].vector_observations,
                                   second.step(np.zeros((2, ACTION_SIZE)))[BRAIN_NAME].vector_observations)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("bad", [np.zeros(ACTION_SIZE + 1), np.zeros((ACTION_SIZE, 2)), np.zeros(2 * ACTION_SIZE),
+                                 [[0.0] * ACTION_SIZE, [0.0]]])
+def test_gymnasium_envs_name_the_action_shape_they_expect(vector: bool, bad) -> None:
+    """One line naming (20,) or (num_envs, 20), not numpy's reshape message; a transposed array or the
+    right count in another layout is refused, not reshaped."""
+    from crawler.gym_env import CrawlerGymEnv, CrawlerVectorEnv
+
+    env = CrawlerVectorEnv(num_envs=2) if vector else CrawlerGymEnv()
+    env.reset(seed=0)
+    expected = r"\(2, 20\)" if vector else r"\(20,\)"
+    with pytest.raises(ValueError, match=expected) as refused:
+        env.step(bad)
+    assert "\n" not in str(refused.value) and "reshape" not in str(refused.value)
+    env.close()
+
+
+def test_a_finished_gymnasium_episode_asks_for_reset_instead_of_restarting() -> None:
+    """Gymnasium's contract: step() after terminated or truncated needs reset(); the crawler used to
+    start again silently. As Reacher's single env, a RuntimeError says so; reset() starts again."""
+    import gymnasium as gym
+
+    import crawler  # noqa: F401
+
+    env = gym.make("UnityCrawler-v0")
+    first, _ = env.reset(seed=0)
+    for _ in range(200):
+        _, reward, terminated, truncated, _ = env.step(STILL.astype(np.float32))
+        if terminated or truncated:
+            break
+    assert terminated and reward == -1
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        env.step(STILL.astype(np.float32))
+    again, _ = env.reset()
+    assert np.array_equal(again[:obs.BODY], first[:obs.BODY])
+    env.step(STILL.astype(np.float32))
+    env.close()
+
+
+def test_a_truncated_gymnasium_episode_asks_for_reset(monkeypatch: pytest.MonkeyPatch) -> None:
+    from crawler.gym_env import CrawlerGymEnv
+
+    monkeypatch.setattr(ce, "MAX_EPISODE_STEPS", 3)
+    env = CrawlerGymEnv()
+    env.reset()
+    outcomes = [env.step(np.zeros(ACTION_SIZE, np.float32))[2:4] for _ in range(3)]
+    assert outcomes[-1] == (False, True)
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        env.step(np.zeros(ACTION_SIZE, np.float32))
+    env.close()
