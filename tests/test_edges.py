@@ -632,3 +632,20 @@ def test_a_run_whose_record_no_longer_builds_its_networks_says_what_differs(run_
     line = _one_line_error(capsys, lambda: main(["--run", str(run), "--out", str(tmp_path / "w.gif")]))
     assert str(run) in line and "128" in line and "64" in line and "put " in line  # what differs, what to do
     assert "--run DIR" not in line and "watch.py --run" not in line
+
+
+def test_max_t_help_names_each_kind_of_tasks_limit() -> None:
+    """--max-t's default is the task's episode limit: its help named only the Reacher's."""
+    import re
+
+    import gymnasium as gym
+
+    import crawler
+    from ddpg.options import build_parser
+
+    (action,) = [a for a in build_parser()._actions if a.dest == "max_t"]
+    text = " ".join(action.help.split())
+    assert "Gymnasium" in text and "max_episode_steps" in text
+    named = dict((env_id, int(n)) for n, env_id in re.findall(r"(\d+) for ([\w-]+-v\d+)", text))
+    assert named.get(crawler.GYMNASIUM_ID) == crawler.MAX_EPISODE_STEPS
+    assert all(gym.spec(env_id).max_episode_steps == n for env_id, n in named.items())
