@@ -649,3 +649,31 @@ def test_max_t_help_names_each_kind_of_tasks_limit() -> None:
     named = dict((env_id, int(n)) for n, env_id in re.findall(r"(\d+) for ([\w-]+-v\d+)", text))
     assert named.get(crawler.GYMNASIUM_ID) == crawler.MAX_EPISODE_STEPS
     assert all(gym.spec(env_id).max_episode_steps == n for env_id, n in named.items())
+
+
+TIMING_COLUMNS = ("updates_per_s", "episode_s", "wall_s")
+
+
+def _metrics_without_timing(run: Path) -> list[list[str]]:
+    import csv
+
+    with open(run / "metrics.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    keep = [i for i, name in enumerate(rows[0]) if name not in TIMING_COLUMNS]
+    return [[row[i] for i in keep] for row in rows]
+
+
+def test_a_stopped_and_resumed_run_writes_the_metrics_of_one_never_stopped(tmp_path, monkeypatch, capsys) -> None:
+    """Ctrl-C in episode 3, then --resume: metrics.csv is the uninterrupted run's, byte for byte but
+    for its timing columns (the probe's generator started again at the resume: the losses differed)."""
+    command = ["--episodes", "5", *TINY]
+    assert train_mod.main([*command, "--out", str(tmp_path / "whole")]) == 0
+    _stop_at(monkeypatch, "mid-episode", 3, KeyboardInterrupt)
+    assert train_mod.main([*command, "--out", str(tmp_path / "stopped")]) == 130
+    assert _record(tmp_path / "stopped")["resumable_from_episode"] == 2
+    monkeypatch.undo()
+    assert train_mod.main(["--resume", str(tmp_path / "stopped"), "--no-progress", "--quiet"]) == 0
+    whole, resumed = _metrics_without_timing(tmp_path / "whole"), _metrics_without_timing(tmp_path / "stopped")
+    assert len(whole) == 6 and all(row[5] for row in whole[3:])  # episodes 3-5 probed (critic_loss)
+    assert resumed == whole
+    assert (tmp_path / "stopped" / "scores.csv").read_bytes() == (tmp_path / "whole" / "scores.csv").read_bytes()
