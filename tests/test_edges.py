@@ -677,3 +677,52 @@ def test_a_stopped_and_resumed_run_writes_the_metrics_of_one_never_stopped(tmp_p
     assert len(whole) == 6 and all(row[5] for row in whole[3:])  # episodes 3-5 probed (critic_loss)
     assert resumed == whole
     assert (tmp_path / "stopped" / "scores.csv").read_bytes() == (tmp_path / "whole" / "scores.csv").read_bytes()
+
+
+def _bare_actor(tmp_path: Path, inputs: int, actions: int) -> Path:
+    """An actor checkpoint of those sizes, with no run folder around it."""
+    from ddpg.agents import agent_from_checkpoints  # noqa: F401 (the agent's modules, as the commands load them)
+    from ddpg_agent import Agent
+
+    path = tmp_path / f"actor_{inputs}_{actions}.pth"
+    torch.save(Agent(inputs, actions, 0, buffer_size=64).actor_local.state_dict(), path)
+    return path
+
+
+@pytest.mark.parametrize("script", ["evaluate", "watch"])
+def test_a_bare_crawler_checkpoint_plays_the_crawler(tmp_path, monkeypatch, capsys, script) -> None:
+    """129 inputs and 20 actions are the Crawler's: without --run they played the Reacher (33, 4) and
+    failed in a reshape. Now the Crawler is opened, with --agents crawlers (watch.py ignored it)."""
+    actor = _bare_actor(tmp_path, 129, 20)
+    opened = []
+    module = evaluate_mod if script == "evaluate" else watch_mod
+
+    def opening(env_id: str, n: int, *args: Any, **kwargs: Any) -> Any:
+        opened.append((env_id, n))
+        return real(env_id, n, *args, **kwargs)
+
+    real = module.open_environment
+    monkeypatch.setattr(module, "open_environment", opening)
+    common = ["--actor", str(actor), "--agents", "2"]
+    if script == "evaluate":
+        assert evaluate_mod.main([*common, "--episodes", "1", "--no-progress"]) == 0
+    else:
+        assert watch_mod.main([*common, "--steps", "2", "--out", str(tmp_path / "crawler.mp4")]) == 0
+        assert (tmp_path / "crawler.mp4").stat().st_size > 0
+    assert opened == [("UnityCrawler-v0", 2)]
+
+
+@pytest.mark.parametrize("script", ["evaluate", "watch"])
+def test_a_bare_checkpoint_of_no_known_size_asks_for_run(tmp_path, capsys, script) -> None:
+    actor = _bare_actor(tmp_path, 5, 2)
+    main = evaluate_mod.main if script == "evaluate" else watch_mod.main
+    line = _one_line_error(capsys, lambda: main(["--actor", str(actor), "--episodes", "1"]))
+    assert "--run" in line and "5" in line and "2" in line
+
+
+def test_watch_fps_help_names_the_crawlers_rate() -> None:
+    from crawler.gym_env import RENDER_FPS
+
+    (action,) = [a for a in watch_mod.build_parser()._actions if a.dest == "fps"]
+    text = " ".join(action.help.split())
+    assert f"Crawler's {round(RENDER_FPS)}" in text and f"Reacher's {watch_mod.DECISIONS_PER_SECOND:g}" in text
