@@ -337,6 +337,18 @@ def test_the_seed_benchmark_records_each_seeds_run_and_greedy_score(tmp_path) ->
     assert report["mlagents_benchmark"] == 2000.0 and report["max_env_steps"] == 2400
 
 
+@pytest.mark.parametrize(("environ", "quick"), [
+    ({"CRAWLER_QUICK": "1"}, True), ({"REACHER_QUICK": "1"}, True),  # make test's, for every notebook
+    ({}, False), ({"CRAWLER_QUICK": "0"}, False)])
+def test_the_crawler_notebooks_quick_mode_has_its_own_name(environ: dict, quick: bool) -> None:
+    """Crawler.ipynb read REACHER_QUICK only; CRAWLER_QUICK=1 now asks for its 3-episode check too."""
+    import types
+
+    cells = json.loads((ROOT / "Crawler.ipynb").read_text())["cells"]
+    (line,) = [ln for c in cells if c["cell_type"] == "code" for ln in c["source"] if ln.startswith("QUICK =")]
+    assert eval(line.split("=", 1)[1], {"os": types.SimpleNamespace(environ=environ)}) is quick
+
+
 def test_the_arena_grows_with_the_crawlers_so_a_thousand_fit() -> None:
     """MuJoCo's stack takes about 2 x bodies x dofs bytes a step, the square of the crawlers: a fixed
     64M overflowed at 1000 (mj_stackAlloc). What 100 crawlers use, scaled, must fit each MJCF's arena."""
