@@ -28,7 +28,7 @@ import numpy as np
 # the agent, the run folder and the environment are imported inside the functions that use them.
 from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, run_episode
+from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, environment_for, load_agent, run_episode
 from ddpg.run_files import TEMPORARY_MARK
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from reacher import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
@@ -36,6 +36,9 @@ from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # NumPy only
 
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
 DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
+# The Crawler's (crawler/gym_env.py RENDER_FPS: 5 physics steps of 1/75 s a decision), for --help
+# without importing MuJoCo; a video takes the environment's own.
+CRAWLER_DECISIONS_PER_SECOND = 15
 # The built-in model's offscreen framebuffer.
 MAX_WIDTH, MAX_HEIGHT = OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT
 VIDEO_SUFFIXES = (".mp4", ".gif")
@@ -189,7 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"critic state_dict, checked to load as in the course; 'none' skips it "
                              f"(default: {DEFAULT_CRITIC.name})")
     parser.add_argument("--episodes", type=positive_int, default=1, help="episodes to play (default: %(default)s)")
-    parser.add_argument("--agents", type=positive_int, default=20, help="number of arms, e.g. 1 or 20 (default: %(default)s)")
+    parser.add_argument("--agents", type=positive_int, default=None,
+                        help="number of arms, e.g. 1 or 20 (default: 20); for a run of a Gymnasium task, copies played "
+                             "together, crawlers for the Crawler (default: 1; the video shows the first)")
     parser.add_argument("--steps", type=positive_int, default=EPISODE_DECISIONS,
                         help=f"decisions per episode, at most {EPISODE_DECISIONS} (default: %(default)s)")
     parser.add_argument("--out", default=None,
@@ -197,7 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "decisions, side by side, fewer for --steps under 3); writing one implies --no-viewer "
                              "(default when headless: watch.mp4)")
     parser.add_argument("--fps", type=positive_float, default=None,
-                        help=f"video frames per second (default: real time, {DECISIONS_PER_SECOND:g} / --every)")
+                        help=f"video frames per second (default: real time, the task's decisions per second / --every: "
+                             f"the Reacher's {DECISIONS_PER_SECOND:g}, the Crawler's {CRAWLER_DECISIONS_PER_SECOND:g}, a "
+                             "Gymnasium task's render_fps)")
     parser.add_argument("--every", type=positive_int, default=1, help="render a frame every k decisions (default: %(default)s)")
     parser.add_argument("--width", type=positive_int, default=640, help="video width in pixels (default: %(default)s)")
     parser.add_argument("--height", type=positive_int, default=480, help="video height in pixels (default: %(default)s)")
@@ -290,17 +297,20 @@ def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent:
     """watch.py --run on a Gymnasium task's run: one copy of the task, frames at the task's
     own size and real-time rate (its render_fps), into --out (default watch.mp4)."""
     try:
-        env = open_environment(env_id, 1, args.seed, render=True)
+        env = open_environment(env_id, args.agents, args.seed, render=True)
     except ValueError as exc:
         parser.error(f"--run: {exc}")
     try:
         out = args.out or DEFAULT_VIDEO
         fps = args.fps or env.fps / args.every
-        print(f"Writing {args.episodes} episode(s) of {env_id} to {out} (a frame every {args.every} step(s), "
+        copies = "" if args.agents == 1 else f"{args.agents} copies of "
+        print(f"Writing {args.episodes} episode(s) of {copies}{env_id} to {out} (a frame every {args.every} step(s), "
               f"{fps:g} fps)", flush=True)
+        over = "" if args.agents == 1 else f" (mean over {args.agents})"
         try:
             record_video(env, agent, out, args.episodes, args.steps, args.every, fps,
-                         on_episode=lambda i, s: print(f"Episode {i}: return {s.mean():.2f}", flush=True), progress=True)
+                         on_episode=lambda i, s: print(f"Episode {i}: return{over} {s.mean():.2f}", flush=True),
+                         progress=True)
         except OSError as exc:  # an unwritable folder, a full disk: any older video is untouched
             return _error(f"cannot write {out}: {exc.strerror or exc}")
         print(f"Saved {out}")
@@ -359,7 +369,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ddpg.record_file import environment_id
 
-    env_id = (environment_id(args.run) if args.run else None) or DEFAULT_ENV
+    try:  # a bare checkpoint's task from its sizes (the Crawler's is not the Reacher's)
+        env_id = (environment_id(args.run) if args.run else environment_for(agent)) or DEFAULT_ENV
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.agents is None:
+        args.agents = 20 if env_id == DEFAULT_ENV else 1
     strip = args.out is not None and Path(args.out).suffix.lower() == FILMSTRIP_SUFFIX
     if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
         if strip:

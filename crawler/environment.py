@@ -370,20 +370,11 @@ class CrawlerEnvironment:
 
     # ----------------------------------------------------------------- simulation
     def _checked(self, vector_action: Any) -> np.ndarray:
-        n = self.num_agents
-        if isinstance(vector_action, Mapping):
-            vector_action = vector_action.get(BRAIN_NAME, vector_action)
-        try:
-            actions = np.asarray(vector_action, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"actions must be numbers, shape ({n}, {ACTION_SIZE}), got {type(vector_action).__name__}") from None
-        if actions.size != n * ACTION_SIZE:
-            raise ValueError(f"actions must have shape ({n}, {ACTION_SIZE}) (one row of {ACTION_SIZE} per agent), "
-                             f"got {actions.shape}")
-        actions = actions.reshape(n, ACTION_SIZE)
-        if not np.isfinite(actions).all():
-            raise ValueError("actions contain NaN or infinity; expected finite values in [-1, 1]")
-        return actions
+        """The Reacher's check with the Crawler's sizes (one function, so both refuse the same input:
+        a transposed array, complex numbers, another brain's or a wrong value under the brain's name)."""
+        from reacher.inputs import checked_actions
+
+        return checked_actions(vector_action, self.num_agents, ACTION_SIZE, BRAIN_NAME)
 
     @property
     def _data(self) -> Any:

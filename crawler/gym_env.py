@@ -41,6 +41,21 @@ OBSERVATION_SPACE = spaces.Box(-np.inf, np.inf, (obs.OBSERVATION_SIZE,), np.floa
 ACTION_SPACE = spaces.Box(-1.0, 1.0, (ACTION_SIZE,), np.float32)
 
 
+def _shaped(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``actions`` as an array of exactly ``shape`` ((20,) for one crawler, (num_envs, 20) for the
+    vector), or a one-line ValueError naming it: numpy's reshape would take any 20 x n values in any
+    layout (a transposed array) or say only that it cannot reshape. The numbers themselves are
+    checked by CrawlerEnvironment (reacher.inputs.checked_actions)."""
+    try:
+        array = np.asarray(actions)
+    except ValueError:  # ragged nesting
+        array = None
+    if array is None or array.shape != shape:
+        got = "ragged sequences" if array is None else f"shape {array.shape}"
+        raise ValueError(f"actions must have shape {shape} ({ACTION_SIZE} values in [-1, 1] per crawler), got {got}")
+    return array
+
+
 def _render_mode(render_mode: str | None) -> str | None:
     if render_mode not in (None, "rgb_array"):
         raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -57,16 +72,24 @@ class CrawlerGymEnv(gym.Env):
         self.observation_space, self.action_space = OBSERVATION_SPACE, ACTION_SPACE
         self._size = (width, height)
         self._env = CrawlerEnvironment(num_agents=1, verbose=False, show_viewer=False)
+        self._over: str | None = None  # why the episode ended (terminated or truncated): step() needs reset() first
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         info = self._env.reset(train_mode=True)[BRAIN_NAME]
+        self._over = None
         return info.vector_observations[0].astype(np.float32), {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        info = self._env.step(np.reshape(np.asarray(action, dtype=np.float64), (1, ACTION_SIZE)))[BRAIN_NAME]
+        """One decision. After the episode ends, a RuntimeError asks for reset(), as Reacher's single
+        env does: the crawler would otherwise start again silently (CrawlerEnvironment restarts it)."""
+        if self._over is not None:
+            raise RuntimeError(f"the episode is over ({self._over}): call reset() before step()")
+        info = self._env.step(_shaped(action, ACTION_SPACE.shape).reshape(1, ACTION_SIZE))[BRAIN_NAME]
         truncated = bool(info.max_reached[0])
         terminated = bool(info.local_done[0]) and not truncated
+        if terminated or truncated:
+            self._over = "terminated: the crawler fell" if terminated else f"truncated at decision {MAX_EPISODE_STEPS}"
         return info.vector_observations[0].astype(np.float32), float(info.rewards[0]), terminated, truncated, {}
 
     def render(self) -> np.ndarray | None:
@@ -133,7 +156,7 @@ class CrawlerVectorEnv(VectorEnv):
         if disabled and self._pending.any():
             raise ValueError(f"crawlers {np.flatnonzero(self._pending).tolist()} ended their episodes: restart them "
                              "with reset(options={'reset_mask': mask}) before the next step (autoreset is disabled)")
-        info = self._env.step(np.reshape(np.asarray(actions, dtype=np.float64), (self.num_envs, ACTION_SIZE)))[BRAIN_NAME]
+        info = self._env.step(_shaped(actions, (self.num_envs, ACTION_SIZE)))[BRAIN_NAME]
         observations = info.vector_observations.astype(np.float32)
         rewards = np.asarray(info.rewards, dtype=np.float64)
         self._steps += 1

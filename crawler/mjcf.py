@@ -170,6 +170,16 @@ def _sensors(i: int) -> str:
     return "\n".join(lines)
 
 
+def arena_mib(num_agents: int) -> int:
+    """MiB of MuJoCo's arena (``<size memory>``) for num_agents crawlers. Its stack takes about
+    2 x bodies x degrees of freedom bytes a step (mj_collision's allocation, measured from 12 to
+    1000 crawlers: 58 kB for 12, 29 MB for 300, 325 MB for 1000), which grows with the square of
+    the crawlers, so a fixed size refuses large scenes (1000 crawlers overflowed 64M). 25% more
+    and 16 MiB for contacts, at least the 64 MiB the course's 12 always had."""
+    bodies, dofs = 1 + len(PARTS) * num_agents, (6 + 3 * N_LEGS) * num_agents
+    return max(64, math.ceil((2.5 * bodies * dofs) / 2**20) + 16)
+
+
 def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP, only: int | None = None) -> str:
     """The MJCF text of a scene with num_agents crawlers (12 in the course's build), stepped
     substeps times per physics step of the original; with `only`, that crawler alone, where it
@@ -188,7 +198,7 @@ def build_mjcf(num_agents: int, substeps: int = SUBSTEPS_PER_PHYSICS_STEP, only:
     return f"""<mujoco model="unity_crawler">
   <compiler angle="degree" inertiafromgeom="true"/>
   <option timestep="{scene.PHYSICS_DT / substeps:.9g}" gravity="0 {scene.GRAVITY:g} 0" integrator="implicitfast"/>
-  <size memory="64M"/>
+  <size memory="{arena_mib(len(agents))}M"/>
   <!-- The clipping planes scale with the model's extent, which the far targets and the wide ground
        would make hundreds of units: a crawler is about 5 across. -->
   <statistic extent="20" center="{_vec(agent_origin(0))}"/>

@@ -2,7 +2,10 @@
 
 Scores say whether an agent learns; these say why it does not. After every episode (one
 window of updates) the networks are probed on one batch drawn from the replay buffer with
-a generator of its own, so probing changes none of the run's random draws or numbers:
+a generator of its own, so probing changes none of the run's random draws or numbers. That
+generator is seeded afresh from the run's seed and the episode's number, so nothing of it
+needs saving: a resumed run probes on the batches the uninterrupted run does (one generator
+carried from episode 1 started again at a resume, and the loss columns after it differed):
 
     critic_loss   the agent's own critic loss against its own TD target (``agent.critic_loss``,
                   ``agent.td_target``: mean (Q(s, a) - y)^2 for DDPG, whatever an edited agent minimises)
@@ -28,7 +31,7 @@ import torch
 from ddpg_agent import Agent
 
 PROBE_BATCH = 256
-PROBE_SEED_OFFSET = 7919  # the probe's generator: seed + this (apart from the buffer's own)
+PROBE_SEED_OFFSET = 7919  # mixed into the probe's seed (apart from the buffer's own generator)
 # (column, TensorBoard tag) in metrics.csv order
 COLUMNS = (
     ("episode", None),
@@ -71,6 +74,13 @@ def probe(agent: Agent, generator: torch.Generator, batch: int = PROBE_BATCH) ->
             net.set_noisy(net is not agent.actor_target)
 
 
+def probe_generator(seed: int, episode: int) -> torch.Generator:
+    """The generator of episode ``episode``'s probe: a function of the run's seed and the episode
+    alone, so a run resumed at any episode draws the probe batches of the run never stopped."""
+    mixed = np.random.SeedSequence([seed, PROBE_SEED_OFFSET, episode]).generate_state(1, np.uint64)[0]
+    return torch.Generator().manual_seed(int(mixed))
+
+
 @contextlib.contextmanager
 def _left_as_it_was(agent: Agent, batch: int) -> Iterator[None]:
     """Whatever the agent's loss and target draw or note is undone: torch's global generators (the CPU's
@@ -100,7 +110,7 @@ class Metrics:
     def __init__(self, agent: Agent, seed: int, tensorboard_dir: str | os.PathLike[str] | None = None,
                  rows: list[dict[str, Any]] | None = None) -> None:
         self.agent = agent
-        self.generator = torch.Generator().manual_seed(seed + PROBE_SEED_OFFSET)
+        self.seed = seed
         self.rows: list[dict[str, Any]] = list(rows or [])
         self.updates_before = agent.n_updates
         self.writer = None
@@ -123,7 +133,7 @@ class Metrics:
             "exploration": self.agent.exploration_scale(),
             "updates": updates, "updates_per_s": updates / episode_s if episode_s > 0 else None,
             "episode_s": episode_s, "wall_s": wall_s, "env_steps": env_steps,
-            **probe(self.agent, self.generator),
+            **probe(self.agent, probe_generator(self.seed, episode)),
         }
         self.rows.append(row)
         if self.writer is not None:

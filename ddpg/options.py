@@ -63,7 +63,9 @@ def _run_options(g: argparse._ArgumentGroup) -> None:
                    help="number of arms in the built-in environment (default 20; 1 is the course's one-arm version, "
                         "trained with its own settings: ddpg.tasks.REACHER_ONE_ARM)")
     g.add_argument("--max-t", type=positive_int, default=None,
-                   help=f"decisions per episode (default: the task's limit; Reacher: {REACHER_DECISIONS}, its maximum)")
+                   help=f"decisions per episode (default: the task's limit: the built-in Reacher's {REACHER_DECISIONS}, also "
+                        "its maximum; a Gymnasium task's spec max_episode_steps, e.g. 1000 for UnityCrawler-v0, 200 "
+                        "for Pendulum-v1); on the Crawler, each crawler's episode and the round printed and saved")
     g.add_argument("--target", type=finite_float, default=None,
                    help=f"solve threshold of the 100-episode average (default: Reacher {SOLVE_SCORE:g}; a Gymnasium "
                         "task's from ddpg.tasks.TASKS or its spec's reward_threshold)")

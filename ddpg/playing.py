@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
+from ddpg.tasks import DEFAULT_ENV
 from ddpg.tasks import REACHER_DECISIONS as EPISODE_DECISIONS
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,24 @@ def load_agent(actor: str | os.PathLike[str] | None = None, critic: str | os.Pat
     if isinstance(critic, str) and critic.lower() == "none":
         critic = None
     return agent_from_checkpoints(actor or DEFAULT_ACTOR, critic, seed=seed, device=device)
+
+
+# The tasks a bare checkpoint (no --run) can be told from by its sizes: (inputs, actions) -> environment.
+# Gymnasium tasks other than these share sizes too often (Pendulum-v1 and MountainCarContinuous-v0
+# take 3 and 2 inputs, 1 action each) to guess: their runs' run.json names them (--run).
+TASKS_BY_SIZE = {(33, 4): DEFAULT_ENV, (129, 20): "UnityCrawler-v0"}
+
+
+def environment_for(agent: Any) -> str:
+    """The environment a checkpoint loaded without --run plays, from its actor's input and output
+    sizes: the Reacher's 33 and 4, the Crawler's 129 and 20. ValueError, naming the sizes and
+    --run, for any other: playing it on the Reacher failed in a reshape deep inside."""
+    sizes = (int(agent.state_size), int(agent.action_size))
+    if sizes not in TASKS_BY_SIZE:
+        known = ", ".join(f"{task} {i} and {a}" for (i, a), task in TASKS_BY_SIZE.items())
+        raise ValueError(f"the actor takes {sizes[0]} inputs and gives {sizes[1]} actions, which no environment "
+                         f"without a run folder has ({known}); pass --run DIR, whose run.json names its task")
+    return TASKS_BY_SIZE[sizes]
 
 
 def run_episode(
@@ -86,4 +105,5 @@ def run_episode(
     return scores
 
 
-__all__ = ["DEFAULT_ACTOR", "DEFAULT_CRITIC", "EPISODE_DECISIONS", "FrameSink", "load_agent", "run_episode"]
+__all__ = ["DEFAULT_ACTOR", "DEFAULT_CRITIC", "EPISODE_DECISIONS", "TASKS_BY_SIZE", "FrameSink", "environment_for",
+           "load_agent", "run_episode"]

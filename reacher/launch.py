@@ -97,7 +97,34 @@ def make_env(
         no_graphics=no_graphics,
     )
     _close_before_thread_shutdown(env)
+    _refusals_raise(env, unityagents.UnityEnvironmentException)
     return env
+
+
+def _refusals_raise(env: Any, exception: type[Exception]) -> None:
+    """Turn a request the binary refuses into ``exception`` with its reason.
+
+    The client's exchange() drops a non-200 reply's header, and step() or reset() then raise a
+    bare KeyboardInterrupt: a NaN action looked like Ctrl-C. The stand-in puts the reason in
+    the header (and on stderr); this exchange, the client's own otherwise, keeps it.
+    """
+    communicator = env.communicator
+
+    def exchange(inputs: Any) -> Any:
+        from communicator_objects import UnityMessage
+
+        message = UnityMessage()
+        message.header.status = 200
+        message.unity_input.CopyFrom(inputs)
+        conn = communicator.unity_to_external.parent_conn
+        conn.send(message)
+        output = conn.recv()
+        if output.header.status != 200:
+            reason = output.header.message or f"status {output.header.status}, no reason given"
+            raise exception(f"the environment refused the request: {reason}")
+        return output.unity_output
+
+    communicator.exchange = exchange
 
 
 def _close_before_thread_shutdown(env: Any) -> None:

@@ -159,7 +159,7 @@ def test_the_same_actions_give_the_same_run_whatever_the_seed() -> None:
 
 
 @pytest.mark.parametrize(("call", "expected"), [
-    (lambda env: env.step(np.zeros((2, 19))), r"shape \(2, 20\)"),
+    (lambda env: env.step(np.zeros((2, 19))), r"\(2, 19\).*\(2, 20\)"),
     (lambda env: env.step(np.full((2, 20), np.nan)), "NaN"),
     (lambda env: env.step("fast"), "numbers"),
     (lambda env: env.reset(config={"goal_size": 5.0}), "no reset parameters"),
@@ -277,8 +277,8 @@ def test_train_resumes_a_crawler_run_exactly_and_watch_and_evaluate_replay_it(tm
     assert train_mod.main(["--resume", str(parts), "--episodes", "3", "--no-progress", "--quiet"]) == 0
     a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
     b = np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1)
-    assert a.shape == (3, 4)
-    np.testing.assert_array_equal(a, b)
+    assert a.shape[1] == 2 and len(a) >= 3  # one row per crawler-episode (each crawler's own), its score
+    np.testing.assert_array_equal(a, b)  # a stop between rounds, crawlers mid-episode, resumes exactly
     x, y = torch.load(whole / "checkpoint_actor.pth"), torch.load(parts / "checkpoint_actor.pth")
     assert all(torch.equal(x[k], y[k]) for k in x)
     record = json.loads((whole / "run.json").read_text())
@@ -349,3 +349,109 @@ def test_the_crawler_notebooks_quick_mode_has_its_own_name(environ: dict, quick:
     cells = json.loads((ROOT / "Crawler.ipynb").read_text())["cells"]
     (line,) = [ln for c in cells if c["cell_type"] == "code" for ln in c["source"] if ln.startswith("QUICK =")]
     assert eval(line.split("=", 1)[1], {"os": types.SimpleNamespace(environ=environ)}) is quick
+
+
+def test_the_arena_grows_with_the_crawlers_so_a_thousand_fit() -> None:
+    """MuJoCo's stack takes about 2 x bodies x dofs bytes a step, the square of the crawlers: a fixed
+    64M overflowed at 1000 (mj_stackAlloc). What 100 crawlers use, scaled, must fit each MJCF's arena."""
+    import re
+
+    from crawler.mjcf import build_mjcf
+
+    env = _env(100)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        env.step(rng.uniform(-1, 1, (100, ACTION_SIZE)))
+    m, d = env._model, env._data
+    per_body_dof = d.maxuse_arena / (m.nbody * m.nv)  # about 2
+    env.close()
+    for n in (12, 1000):
+        memory = re.search(r'<size memory="(\d+)M"/>', build_mjcf(n))
+        assert memory, "the MJCF sets its arena in MiB"
+        bodies, dofs = 1 + len(PARTS) * n, ce.DOF_PER_AGENT * n
+        assert int(memory.group(1)) * 2**20 >= 1.2 * per_body_dof * bodies * dofs
+
+
+@pytest.mark.parametrize(("actions", "named"), [
+    (np.zeros((ACTION_SIZE, 2)), r"\(20, 2\).*\(2, 20\)"),  # transposed: as many values, the wrong shape
+    (np.zeros((2, ACTION_SIZE), complex), "complex"),  # the imaginary part would be dropped
+    ({"crawlerbrain": np.zeros((2, ACTION_SIZE))}, "CrawlerBrain"),  # another brain's name: not 'got dict'
+    ({BRAIN_NAME: [[0.0] * ACTION_SIZE, [0.0]]}, r"\(2, 20\)"),  # the brain's, but ragged
+    ([None] * (2 * ACTION_SIZE), r"\(2, 20\)"),  # not numbers (not NaN)
+])
+def test_the_crawler_refuses_the_actions_the_reacher_refuses(actions, named: str) -> None:
+    """One check (reacher.inputs.checked_actions) for both: one line naming the expected form."""
+    from reacher.environment import ReacherEnvironment
+
+    env = _env(2)
+    env.reset()
+    with pytest.raises(ValueError, match=named) as refused:
+        env.step(actions)
+    assert "\n" not in str(refused.value) and "got dict" not in str(refused.value)
+    reacher = ReacherEnvironment(num_agents=ACTION_SIZE if np.shape(actions) == (ACTION_SIZE, 2) else 2,
+                                 verbose=False, show_viewer=False)
+    reacher.reset()
+    bad = {"reacherbrain": 0} if isinstance(actions, dict) and BRAIN_NAME not in actions else actions
+    with pytest.raises(ValueError):
+        reacher.step(bad)
+
+
+def test_no_action_is_zeros_for_the_crawler_as_for_the_reacher() -> None:
+    """unityagents sends zeros for a brain given no action; the Reacher takes None so, and so does the Crawler."""
+    first, second = _env(2), _env(2)
+    first.reset(), second.reset()
+    np.testing.assert_array_equal(first.step(None)[BRAIN_NAME].vector_observations,
+                                  second.step(np.zeros((2, ACTION_SIZE)))[BRAIN_NAME].vector_observations)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("bad", [np.zeros(ACTION_SIZE + 1), np.zeros((ACTION_SIZE, 2)), np.zeros(2 * ACTION_SIZE),
+                                 [[0.0] * ACTION_SIZE, [0.0]]])
+def test_gymnasium_envs_name_the_action_shape_they_expect(vector: bool, bad) -> None:
+    """One line naming (20,) or (num_envs, 20), not numpy's reshape message; a transposed array or the
+    right count in another layout is refused, not reshaped."""
+    from crawler.gym_env import CrawlerGymEnv, CrawlerVectorEnv
+
+    env = CrawlerVectorEnv(num_envs=2) if vector else CrawlerGymEnv()
+    env.reset(seed=0)
+    expected = r"\(2, 20\)" if vector else r"\(20,\)"
+    with pytest.raises(ValueError, match=expected) as refused:
+        env.step(bad)
+    assert "\n" not in str(refused.value) and "reshape" not in str(refused.value)
+    env.close()
+
+
+def test_a_finished_gymnasium_episode_asks_for_reset_instead_of_restarting() -> None:
+    """Gymnasium's contract: step() after terminated or truncated needs reset(); the crawler used to
+    start again silently. As Reacher's single env, a RuntimeError says so; reset() starts again."""
+    import gymnasium as gym
+
+    import crawler  # noqa: F401
+
+    env = gym.make("UnityCrawler-v0")
+    first, _ = env.reset(seed=0)
+    for _ in range(200):
+        _, reward, terminated, truncated, _ = env.step(STILL.astype(np.float32))
+        if terminated or truncated:
+            break
+    assert terminated and reward == -1
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        env.step(STILL.astype(np.float32))
+    again, _ = env.reset()
+    assert np.array_equal(again[:obs.BODY], first[:obs.BODY])
+    env.step(STILL.astype(np.float32))
+    env.close()
+
+
+def test_a_truncated_gymnasium_episode_asks_for_reset(monkeypatch: pytest.MonkeyPatch) -> None:
+    from crawler.gym_env import CrawlerGymEnv
+
+    monkeypatch.setattr(ce, "MAX_EPISODE_STEPS", 3)
+    env = CrawlerGymEnv()
+    env.reset()
+    outcomes = [env.step(np.zeros(ACTION_SIZE, np.float32))[2:4] for _ in range(3)]
+    assert outcomes[-1] == (False, True)
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        env.step(np.zeros(ACTION_SIZE, np.float32))
+    env.close()

@@ -632,3 +632,97 @@ def test_a_run_whose_record_no_longer_builds_its_networks_says_what_differs(run_
     line = _one_line_error(capsys, lambda: main(["--run", str(run), "--out", str(tmp_path / "w.gif")]))
     assert str(run) in line and "128" in line and "64" in line and "put " in line  # what differs, what to do
     assert "--run DIR" not in line and "watch.py --run" not in line
+
+
+def test_max_t_help_names_each_kind_of_tasks_limit() -> None:
+    """--max-t's default is the task's episode limit: its help named only the Reacher's."""
+    import re
+
+    import gymnasium as gym
+
+    import crawler
+    from ddpg.options import build_parser
+
+    (action,) = [a for a in build_parser()._actions if a.dest == "max_t"]
+    text = " ".join(action.help.split())
+    assert "Gymnasium" in text and "max_episode_steps" in text
+    named = dict((env_id, int(n)) for n, env_id in re.findall(r"(\d+) for ([\w-]+-v\d+)", text))
+    assert named.get(crawler.GYMNASIUM_ID) == crawler.MAX_EPISODE_STEPS
+    assert all(gym.spec(env_id).max_episode_steps == n for env_id, n in named.items())
+
+
+TIMING_COLUMNS = ("updates_per_s", "episode_s", "wall_s")
+
+
+def _metrics_without_timing(run: Path) -> list[list[str]]:
+    import csv
+
+    with open(run / "metrics.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    keep = [i for i, name in enumerate(rows[0]) if name not in TIMING_COLUMNS]
+    return [[row[i] for i in keep] for row in rows]
+
+
+def test_a_stopped_and_resumed_run_writes_the_metrics_of_one_never_stopped(tmp_path, monkeypatch, capsys) -> None:
+    """Ctrl-C in episode 3, then --resume: metrics.csv is the uninterrupted run's, byte for byte but
+    for its timing columns (the probe's generator started again at the resume: the losses differed)."""
+    command = ["--episodes", "5", *TINY]
+    assert train_mod.main([*command, "--out", str(tmp_path / "whole")]) == 0
+    _stop_at(monkeypatch, "mid-episode", 3, KeyboardInterrupt)
+    assert train_mod.main([*command, "--out", str(tmp_path / "stopped")]) == 130
+    assert _record(tmp_path / "stopped")["resumable_from_episode"] == 2
+    monkeypatch.undo()
+    assert train_mod.main(["--resume", str(tmp_path / "stopped"), "--no-progress", "--quiet"]) == 0
+    whole, resumed = _metrics_without_timing(tmp_path / "whole"), _metrics_without_timing(tmp_path / "stopped")
+    assert len(whole) == 6 and all(row[5] for row in whole[3:])  # episodes 3-5 probed (critic_loss)
+    assert resumed == whole
+    assert (tmp_path / "stopped" / "scores.csv").read_bytes() == (tmp_path / "whole" / "scores.csv").read_bytes()
+
+
+def _bare_actor(tmp_path: Path, inputs: int, actions: int) -> Path:
+    """An actor checkpoint of those sizes, with no run folder around it."""
+    from ddpg.agents import agent_from_checkpoints  # noqa: F401 (the agent's modules, as the commands load them)
+    from ddpg_agent import Agent
+
+    path = tmp_path / f"actor_{inputs}_{actions}.pth"
+    torch.save(Agent(inputs, actions, 0, buffer_size=64).actor_local.state_dict(), path)
+    return path
+
+
+@pytest.mark.parametrize("script", ["evaluate", "watch"])
+def test_a_bare_crawler_checkpoint_plays_the_crawler(tmp_path, monkeypatch, capsys, script) -> None:
+    """129 inputs and 20 actions are the Crawler's: without --run they played the Reacher (33, 4) and
+    failed in a reshape. Now the Crawler is opened, with --agents crawlers (watch.py ignored it)."""
+    actor = _bare_actor(tmp_path, 129, 20)
+    opened = []
+    module = evaluate_mod if script == "evaluate" else watch_mod
+
+    def opening(env_id: str, n: int, *args: Any, **kwargs: Any) -> Any:
+        opened.append((env_id, n))
+        return real(env_id, n, *args, **kwargs)
+
+    real = module.open_environment
+    monkeypatch.setattr(module, "open_environment", opening)
+    common = ["--actor", str(actor), "--agents", "2"]
+    if script == "evaluate":
+        assert evaluate_mod.main([*common, "--episodes", "1", "--no-progress"]) == 0
+    else:
+        assert watch_mod.main([*common, "--steps", "2", "--out", str(tmp_path / "crawler.mp4")]) == 0
+        assert (tmp_path / "crawler.mp4").stat().st_size > 0
+    assert opened == [("UnityCrawler-v0", 2)]
+
+
+@pytest.mark.parametrize("script", ["evaluate", "watch"])
+def test_a_bare_checkpoint_of_no_known_size_asks_for_run(tmp_path, capsys, script) -> None:
+    actor = _bare_actor(tmp_path, 5, 2)
+    main = evaluate_mod.main if script == "evaluate" else watch_mod.main
+    line = _one_line_error(capsys, lambda: main(["--actor", str(actor), "--episodes", "1"]))
+    assert "--run" in line and "5" in line and "2" in line
+
+
+def test_watch_fps_help_names_the_crawlers_rate() -> None:
+    from crawler.gym_env import RENDER_FPS
+
+    (action,) = [a for a in watch_mod.build_parser()._actions if a.dest == "fps"]
+    text = " ".join(action.help.split())
+    assert f"Crawler's {round(RENDER_FPS)}" in text and f"Reacher's {watch_mod.DECISIONS_PER_SECOND:g}" in text

@@ -336,9 +336,9 @@ def test_bad_input_reaches_the_client_with_the_reason(
     assert status != 200 and "expects 4 continuous action values per agent, got 3" in reason
     status, reason = out["unknown_parameter"]
     assert status != 200 and "unknown reset parameter 'goal_colour'" in reason
-    # Through the public API the genuine client raises KeyboardInterrupt on a non-200
-    # status and drops the reason, so the stand-in prints it too.
-    assert out["nan_step"] == "KeyboardInterrupt"
+    # The genuine client raises a bare KeyboardInterrupt on a non-200 status and drops the reason
+    # (the stand-in prints it too); make_env's client raises UnityEnvironmentException with it.
+    assert out["nan_step"].startswith("UnityEnvironmentException: ") and "must be finite" in out["nan_step"]
     assert "Reacher stand-in: refused: actions must be finite" in log
     assert "not a valid parameter" in out["client_unknown_parameter"]
     assert out["step_after_errors"] == [20, 33]  # still serving
@@ -394,3 +394,18 @@ def _wire_shape(desc: Any) -> dict[str, Any]:
             inner = None
         shape[f.name] = [f.number, f.type, f.is_repeated, inner]
     return shape
+
+
+@pytest.mark.timeout(60)
+def test_an_uncaught_refusal_ends_the_script_with_the_reason() -> None:
+    """A NaN action nobody catches: UnityEnvironmentException naming the reason, and the process
+    exits (the genuine client's bare KeyboardInterrupt named nothing, and exit hung)."""
+    try:
+        done = _drive("nan_uncaught", timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the client hung at exit after the refusal")
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("unityagents.exception.UnityEnvironmentException:") and "must be finite" in last
+    pid = json.loads(done.stdout.strip().splitlines()[-1])["pid"]
+    assert _gone(pid, within_s=10), f"stand-in {pid} outlived its client"

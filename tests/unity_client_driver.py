@@ -102,8 +102,8 @@ def episode(port: int) -> dict[str, Any]:
     try:
         env.step(np.full((20, 4), np.nan))
         out["nan_step"] = "accepted"
-    except KeyboardInterrupt:  # what the genuine client raises on a non-200 status
-        out["nan_step"] = "KeyboardInterrupt"
+    except BaseException as exc:  # KeyboardInterrupt is the genuine client's own; make_env names the reason
+        out["nan_step"] = f"{type(exc).__name__}: {exc}"
     try:  # the client itself refuses unknown parameters before sending
         env.reset(config={"goal_colour": 1.0})
         out["client_unknown_parameter"] = "accepted"
@@ -141,6 +141,15 @@ def abandon(port: int) -> dict[str, Any]:
     env.reset(train_mode=True)
     print(json.dumps({"pid": env.proc1.pid}), flush=True)
     os._exit(0)  # no atexit handlers, no close()
+
+
+def nan_uncaught(port: int) -> dict[str, Any]:
+    """A NaN action nobody catches: the process must end with the reason, not hang at exit."""
+    env = load_launch().make_env("Reacher_Linux_NoVis/Reacher.x86_64", base_port=port)
+    env.reset(train_mode=True)
+    print(json.dumps({"pid": env.proc1.pid}), flush=True)
+    env.step(np.full((20, 4), np.nan))
+    return {"nan_step": "accepted"}
 
 
 def no_close(port: int) -> dict[str, Any]:
@@ -186,6 +195,7 @@ if __name__ == "__main__":
         "episode": episode,
         "abandon": abandon,
         "no_close": no_close,
+        "nan_uncaught": nan_uncaught,
         "descriptors": descriptors,
     }[scenario](port)
     print(json.dumps(result))
