@@ -12,11 +12,13 @@ A machine's load moves a measurement by more than many changes, so the codes run
 ``--threads N`` sets this checkout's ``CRAWLER_THREADS`` (the old code stepped on one thread);
 ``--old-threads``/``--new-threads`` with ``--old .`` compare two thread counts of this code.
 
-A second figure, kept training transitions per second, is meant to join the first: a function
-``training_transitions_per_s(where, ...)`` that runs ``train.py --env UnityCrawler-v0
---max-env-steps N --out DIR`` in the checkout and reads run.json's ``env_steps`` and
-``wall_time_s``, added to ``FIGURES`` below (it is then measured in the same alternating pairs
-and written under its name; ``--figures`` picks which run).
+The second figure is training at the Crawler's settings as each checkout has them: ``train.py
+--env UnityCrawler-v0 --num-envs 12 --max-env-steps N`` (``--train-steps``, default 60,000: the
+warm-up's 20,000 and 40,000 more with an update a decision) in the checkout, to a temporary run
+folder; the kept transitions per second are run.json's ``env_steps`` (the transitions handed to
+the agent) over its ``wall_time_s``, and the transitions kept per decision are ``env_steps`` over
+the decisions the agent stepped (training_state.pt's ``t_step``): 12 when no crawler waits for
+the others. ``--figures`` picks which figures run; each is measured in the same alternating pairs.
 """
 
 from __future__ import annotations
@@ -69,11 +71,37 @@ def env_decisions_per_s(where: Path, threads: int | None, agents: int, warmup: i
     return result
 
 
+def training_transitions_per_s(where: Path, threads: int | None, steps: int) -> dict:
+    """train.py on the Crawler in the checkout ``where``, ``steps`` transitions: kept transitions per
+    second and per decision, in a process of its own."""
+    env = {**os.environ, "PYTHONPATH": str(where)}
+    env.pop("CRAWLER_THREADS", None)
+    if threads is not None:
+        env["CRAWLER_THREADS"] = str(threads)
+    load = round(os.getloadavg()[0], 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run"
+        done = subprocess.run([sys.executable, "train.py", "--env", "UnityCrawler-v0", "--num-envs", "12",
+                               "--max-env-steps", str(steps), "--episodes", "100000", "--out", str(out), "--quiet",
+                               "--no-progress"], cwd=where, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"bench_crawler_speed: training failed in {where}: {done.stderr.strip()[-500:]}")
+        record = json.loads((out / "run.json").read_text())
+        import torch
+
+        decisions = torch.load(out / "training_state.pt", weights_only=False)["agent"]["t_step"]
+    return {"transitions_per_s": record["env_steps"] / record["wall_time_s"], "env_steps": record["env_steps"],
+            "wall_time_s": record["wall_time_s"], "decisions": decisions,
+            "kept_per_decision": round(record["env_steps"] / decisions, 3), "updates": record["learner_updates"],
+            "threads": threads, "load_before": load}
+
+
 # Figure name -> (function(where, threads, args) -> dict, the dict's key holding the figure).
 FIGURES: dict[str, tuple[Callable[[Path, int | None, argparse.Namespace], dict], str]] = {
     "env_decisions_per_s": (lambda where, threads, a: env_decisions_per_s(where, threads, a.agents, a.warmup,
                                                                             a.decisions), "decisions_per_s"),
-    # "training_transitions_per_s": (training_transitions_per_s, "transitions_per_s"),  # to be added (docstring)
+    "training_transitions_per_s": (lambda where, threads, a: training_transitions_per_s(where, threads, a.train_steps),
+                                   "transitions_per_s"),
 }
 
 
@@ -90,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, default=12, help="crawlers (default 12, the course's)")
     parser.add_argument("--warmup", type=int, default=30, help="decisions before timing (default 30)")
     parser.add_argument("--decisions", type=int, default=300, help="decisions timed (default 300)")
+    parser.add_argument("--train-steps", type=int, default=60_000,
+                        help="environment steps of each training run (default 60,000)")
     parser.add_argument("--threads", type=int, default=None,
                         help="CRAWLER_THREADS for this checkout (default: unset, the environment's default)")
     parser.add_argument("--old-threads", type=int, default=None, help="CRAWLER_THREADS for the old side")
@@ -101,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [f for f in figures if f not in FIGURES]
     if unknown:
         parser.error(f"--figures: unknown {unknown}; expected some of {list(FIGURES)}")
-    for name in ("rounds", "agents", "decisions"):
+    for name in ("rounds", "agents", "decisions", "train_steps"):
         if getattr(args, name) < 1:
             parser.error(f"--{name}: expected a whole number >= 1, got {getattr(args, name)}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -142,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         write_json(args.json, {"command": "python -m benchmarks.bench_crawler_speed " + " ".join(argv or sys.argv[1:]),
                                "old": args.old, "old_commit": old_commit, "new_commit": git_commit(ROOT),
                                "agents": args.agents, "warmup": args.warmup, "decisions": args.decisions,
+                               "train_steps": args.train_steps,
                                "threads": args.threads, "old_threads": args.old_threads,
                                "machine": reproducible.machine(), "runs": runs, "summary": summary})
     return 0
