@@ -297,7 +297,7 @@ def _watch_gym(parser: argparse.ArgumentParser, args: argparse.Namespace, agent:
     """watch.py --run on a Gymnasium task's run: one copy of the task, frames at the task's
     own size and real-time rate (its render_fps), into --out (default watch.mp4)."""
     try:
-        env = open_environment(env_id, args.agents, args.seed, render=True)
+        env = open_environment(env_id, args.agents, args.seed, render=True, own_episodes=False)  # every agent starts together
     except ValueError as exc:
         parser.error(f"--run: {exc}")
     try:
