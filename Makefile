@@ -49,7 +49,7 @@ run: setup
 
 # The genuine unityagents 0.4.0 client in its own venv, for old notebooks (see README).
 unity: setup
-	sh reacher/unity/setup.sh $(PYTHON)
+	sh envkit/unity/setup.sh $(PYTHON)
 
 # PYTEST_ARGS: more pytest options (benchmarks/bench_tests.py times the suite through it).
 test: setup sweep-setup unity

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,8 +30,9 @@ from ddpg.device import add_device_option, resolve_device
 from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, environment_for, load_agent, run_episode
 from ddpg.run_files import TEMPORARY_MARK
 from ddpg.tasks import DEFAULT_ENV, open_environment
+from envkit.display import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # no MuJoCo
+from envkit.viewer import join_viewer_threads  # no MuJoCo
 from reacher import PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
-from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # NumPy only
 
 # One decision is 4 physics steps of 0.02 s: 12.5 decisions per simulated second.
 DECISIONS_PER_SECOND = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)
@@ -51,7 +51,7 @@ def __getattr__(name: str) -> Any:
     """``watch.ReacherEnvironment``, the built-in environment's class, loaded (with MuJoCo) when
     first asked for rather than when watch.py is imported; a module attribute, so it can be replaced."""
     if name == "ReacherEnvironment":
-        # (reacher.mujoco_gl chooses a headless GL backend before MuJoCo loads.)
+        # (envkit.mujoco_gl chooses a headless GL backend before MuJoCo loads.)
         from reacher.environment import ReacherEnvironment
 
         globals()[name] = ReacherEnvironment
@@ -270,21 +270,19 @@ def display_works() -> bool:
 
 
 def _viewer_is_open(env: Any) -> bool:
-    # The built-in environment keeps its passive viewer here; None when none could open.
-    return getattr(env, "_viewer", None) is not None
+    # A built-in scene keeps its live window here (envkit.viewer.LiveViewer); a Unity binary has none.
+    return bool(getattr(getattr(env, "_viewer", None), "is_open", False))
 
 
 def _close(env: Any) -> None:
     """Close the environment and let MuJoCo's viewer thread finish.
 
     The passive viewer renders in a daemon thread that close() only asks to stop; if the
-    interpreter exits while it is still drawing, the process can segfault at exit. Python
-    names the thread after its target, which is how it is found here.
+    interpreter exits while it is still drawing, the process can segfault at exit
+    (`envkit.viewer.join_viewer_threads` finds the thread and waits for it).
     """
     env.close()
-    for thread in threading.enumerate():
-        if "_launch_internal" in thread.name and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+    join_viewer_threads()
 
 
 def _report(episode: int, scores: np.ndarray, steps: int) -> None:

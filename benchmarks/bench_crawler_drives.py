@@ -24,7 +24,7 @@ import numpy as np
 
 from crawler.environment import ACTION_SIZE, drive_limits, joint_targets
 from crawler.mjcf import build_mjcf
-from reacher.mujoco_gl import mujoco
+from envkit.mujoco_gl import mujoco
 
 COUNTS = (5, 8, 10, 12, 16, 20)
 UNSTABLE = 1e4  # rad/s: past this a run is counted as blown up and stopped

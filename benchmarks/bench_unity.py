@@ -53,8 +53,8 @@ class _StandInSide:
     simulate, encode the reply. Looks like an environment to _time_blocks."""
 
     def __init__(self, num_agents: int) -> None:
-        from reacher.unity import protocol as proto
-        from reacher.unity.standin import StandIn, default_env_factory
+        from envkit.unity import protocol as proto
+        from envkit.unity.standin import StandIn, default_env_factory
 
         self._proto = proto
         self._standin = StandIn(default_env_factory, num_agents)

@@ -26,15 +26,12 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
-import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from common.cpus import available_cpus
 from crawler import MAX_EPISODE_STEPS, scene
 from crawler import observation as obs
 from crawler.mjcf import (
@@ -51,9 +48,11 @@ from crawler.mjcf import (
     UPPER_HALF,
     build_mjcf,
 )
-from reacher.brain import BrainInfo, BrainParameters
-from reacher.display import x_display_reachable
-from reacher.mujoco_gl import mujoco, renderer_for
+from envkit.brain import BrainInfo, BrainParameters
+from envkit.checks import checked_actions, checked_positive_int, checked_seed
+from envkit.cpus import available_cpus
+from envkit.mujoco_gl import mujoco, renderer_for
+from envkit.viewer import LiveViewer
 
 BRAIN_NAME = "CrawlerBrain"
 ACADEMY_NAME = "CrawlerAcademy"
@@ -86,9 +85,7 @@ MAX_DEFAULT_THREADS = 2
 
 def checked_threads(threads: object, source: str = "threads") -> int:
     """threads as a positive int, or ValueError naming `source` (an argument or a variable)."""
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"{source} must be a positive integer (threads that step the crawlers), got {threads!r}")
-    return int(threads)
+    return checked_positive_int(threads, source, "threads that step the crawlers")
 
 
 def default_threads() -> int:
@@ -144,15 +141,11 @@ class CrawlerEnvironment:
 
     def __init__(self, num_agents: int = 12, seed: int = 0, verbose: bool = True, show_viewer: bool = True,
                  substeps: int = SUBSTEPS_PER_PHYSICS_STEP, threads: int | None = None) -> None:
-        if isinstance(num_agents, bool) or not isinstance(num_agents, (int, np.integer)) or num_agents < 1:
-            raise ValueError(f"num_agents must be a positive integer (12 in the course's Crawler), got {num_agents!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        if isinstance(substeps, bool) or not isinstance(substeps, (int, np.integer)) or substeps < 1:
-            raise ValueError(f"substeps must be a positive integer (MuJoCo steps per physics step), got {substeps!r}")
+        n = checked_positive_int(num_agents, "num_agents", "12 in the course's Crawler")
+        checked_seed(seed)  # checked, though the scene draws nothing at random
+        self.substeps = checked_positive_int(substeps, "substeps", "MuJoCo steps per physics step")
         self.threads = default_threads() if threads is None else checked_threads(threads)
-        self.num_agents = n = int(num_agents)
-        self.substeps = int(substeps)
+        self.num_agents = n
         # The display: every crawler in one model, for the viewer and render (crawler/mjcf.py's scene).
         self._model = mujoco.MjModel.from_xml_string(build_mjcf(n, self.substeps))
         self._display = mujoco.MjData(self._model)
@@ -195,9 +188,8 @@ class CrawlerEnvironment:
         self._rot = np.zeros((n, 3, 3))
         self._has_reset = False
         self._closed = False
-        self._show_viewer = show_viewer
         self._renderer: Any = None
-        self._viewer: Any = None
+        self._viewer = LiveViewer("Crawler", "follow", DECISION_SECONDS, show_viewer)
         self.brain_names = [BRAIN_NAME]
         self.external_brain_names = [BRAIN_NAME]
         self.academy_name = ACADEMY_NAME
@@ -314,7 +306,7 @@ class CrawlerEnvironment:
         self._restart(np.ones(self.num_agents, dtype=bool))
         self._has_reset = True
         if not train_mode:
-            self._open_viewer()
+            self._viewer.open(self._model, self._data)
         return {BRAIN_NAME: self._brain_info(np.zeros(self.num_agents), self._done)}
 
     def step(self, vector_action: Any = None, memory: Any = None, text_action: Any = None) -> dict[str, BrainInfo]:
@@ -322,7 +314,7 @@ class CrawlerEnvironment:
         self._check_open()
         if not self._has_reset:
             raise RuntimeError("step() called before reset(): call env.reset(train_mode=True) first, as with the Unity binary")
-        actions = self._checked(vector_action)
+        actions = checked_actions(vector_action, self.num_agents, ACTION_SIZE, BRAIN_NAME)
         if self._done.any():  # agents restart by themselves after done, like the original
             self._restart(self._done)
         self._last_actions = actions
@@ -334,8 +326,8 @@ class CrawlerEnvironment:
         rewards = self._simulate()
         self._decisions += 1
         ended = self._done | (self._decisions >= MAX_EPISODE_STEPS)
-        if self._viewer is not None:
-            self._sync_viewer()
+        if self._viewer.is_open:
+            self._viewer.sync(self._fill_display)
         info = self._brain_info(rewards, ended, max_reached=ended & ~self._done)
         self._done = ended
         return {BRAIN_NAME: info}
@@ -354,7 +346,7 @@ class CrawlerEnvironment:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        self._close_viewer()
+        self._viewer.close()
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
@@ -369,13 +361,6 @@ class CrawlerEnvironment:
         return self._renderer.render()
 
     # ----------------------------------------------------------------- simulation
-    def _checked(self, vector_action: Any) -> np.ndarray:
-        """The Reacher's check with the Crawler's sizes (one function, so both refuse the same input:
-        a transposed array, complex numbers, another brain's or a wrong value under the brain's name)."""
-        from reacher.inputs import checked_actions
-
-        return checked_actions(vector_action, self.num_agents, ACTION_SIZE, BRAIN_NAME)
-
     @property
     def _data(self) -> Any:
         """The display's MjData (all the crawlers), its positions and velocities filled from the
@@ -519,41 +504,9 @@ class CrawlerEnvironment:
         if self._closed:
             raise RuntimeError("the environment is closed: create a new CrawlerEnvironment to continue")
 
-    # ------------------------------------------------------------------- viewer
-    def _open_viewer(self) -> None:
-        """train_mode=False on a desktop shows the crawlers live, like the original's window."""
-        if self._viewer is not None or not self._show_viewer or not x_display_reachable():
-            return
-        try:
-            import mujoco.viewer
-
-            self._viewer = mujoco.viewer.launch_passive(self._model, self._data, show_left_ui=False, show_right_ui=False)
-            self._viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
-            self._viewer.cam.fixedcamid = self._model.camera("follow").id
-            self._next_frame_time = time.perf_counter()
-        except Exception as error:  # no usable display: keep running without a window
-            print(f"Crawler: no interactive viewer ({error}); use env.render() for frames")
-            self._viewer = None
-
-    def _close_viewer(self) -> None:
-        if self._viewer is None:
-            return
-        self._viewer.close()
-        self._viewer = None
-        for thread in threading.enumerate():
-            if "_launch_internal" in thread.name and thread is not threading.current_thread():
-                thread.join(timeout=5)
-
-    def _sync_viewer(self) -> None:
-        if self._viewer.is_running():
-            assert self._data is self._display  # filled for the viewer, which shows the display
-            self._viewer.sync()
-            wait = self._next_frame_time - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
-            self._next_frame_time = max(self._next_frame_time, time.perf_counter()) + DECISION_SECONDS
-        else:
-            self._close_viewer()
+    def _fill_display(self) -> None:
+        """Fill the display's data for the viewer, which shows it (the `_data` property fills it)."""
+        assert self._data is self._display
 
 
 DECISION_SECONDS = scene.PHYSICS_DT * scene.PHYSICS_STEPS_PER_DECISION

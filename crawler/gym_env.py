@@ -35,6 +35,7 @@ from gymnasium.vector.utils import batch_space
 from crawler import MAX_EPISODE_STEPS
 from crawler import observation as obs
 from crawler.environment import ACTION_SIZE, BRAIN_NAME, DECISION_SECONDS, CrawlerEnvironment
+from envkit.gym import checked_render_mode
 
 RENDER_FPS = 1.0 / DECISION_SECONDS  # 15 decisions per simulated second
 OBSERVATION_SPACE = spaces.Box(-np.inf, np.inf, (obs.OBSERVATION_SIZE,), np.float32)
@@ -45,7 +46,7 @@ def _shaped(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``actions`` as an array of exactly ``shape`` ((20,) for one crawler, (num_envs, 20) for the
     vector), or a one-line ValueError naming it: numpy's reshape would take any 20 x n values in any
     layout (a transposed array) or say only that it cannot reshape. The numbers themselves are
-    checked by CrawlerEnvironment (reacher.inputs.checked_actions)."""
+    checked by CrawlerEnvironment (envkit.checks.checked_actions)."""
     try:
         array = np.asarray(actions)
     except ValueError:  # ragged nesting
@@ -56,19 +57,13 @@ def _shaped(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     return array
 
 
-def _render_mode(render_mode: str | None) -> str | None:
-    if render_mode not in (None, "rgb_array"):
-        raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-    return render_mode
-
-
 class CrawlerGymEnv(gym.Env):
     """One crawler as a `gymnasium.Env`; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": RENDER_FPS}
 
     def __init__(self, render_mode: str | None = None, width: int = 640, height: int = 480) -> None:
-        self.render_mode = _render_mode(render_mode)
+        self.render_mode = checked_render_mode(render_mode)
         self.observation_space, self.action_space = OBSERVATION_SPACE, ACTION_SPACE
         self._size = (width, height)
         self._env = CrawlerEnvironment(num_agents=1, verbose=False, show_viewer=False)
@@ -117,7 +112,7 @@ class CrawlerVectorEnv(VectorEnv):
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED):
             raise ValueError(f"autoreset_mode must be AutoresetMode.NEXT_STEP or AutoresetMode.DISABLED, got {autoreset_mode!r}")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        self.render_mode = _render_mode(render_mode)
+        self.render_mode = checked_render_mode(render_mode)
         self.num_envs = int(num_envs)
         self._env = CrawlerEnvironment(num_agents=self.num_envs, verbose=False, show_viewer=False)
         self.single_observation_space, self.single_action_space = OBSERVATION_SPACE, ACTION_SPACE

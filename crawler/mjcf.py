@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from crawler import scene
-from reacher.mjcf import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # the offscreen buffer, as Reacher's
+from envkit.display import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # every scene's offscreen buffer
 
 N_LEGS = 4
 PARTS = ("body", *(f"{p}{k}" for k in range(N_LEGS) for p in ("upper", "lower")))  # the observation's order

@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from envkit.brain import BrainInfo, BrainParameters
 from reacher import MAX_EPISODE_STEPS as REACHER_DECISIONS
 from reacher import REWARD_THRESHOLD as REACHER_TARGET
-from reacher.brain import BrainInfo, BrainParameters
 
 DEFAULT_ENV = "reacher"  # train.py --env: the built-in 20-arm Reacher (unityagents interface)
 # What the learner's package (ddpg/) needs of the built-in Reacher, its default task, it takes from

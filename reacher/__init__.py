@@ -8,12 +8,18 @@ plug-ins do (ale_py, gymnasium_robotics): `import reacher` then `gymnasium.make(
 or `gymnasium.make("reacher:UnityReacher-v0")`, which imports this package itself. The entry
 points are strings, so MuJoCo is not loaded until an environment is made, and where Gymnasium
 is not installed (the course's old unityagents venv runs `reacher.launch`) nothing is
-registered. The headless GL choice is made where MuJoCo is loaded (`reacher.mujoco_gl`).
+registered. The headless GL choice is made where MuJoCo is loaded (`envkit.mujoco_gl`); what the
+scenes share (the interface's classes, the checks, the viewer, the Unity stand-in) is `envkit/`.
 """
 
-from typing import Any
+from envkit import gym as _gym
+from envkit.exports import lazy_getattr
 
 GYMNASIUM_ID = "UnityReacher-v0"
+# The names the original's academy and brain report (env.brain_names, the banner), here so that
+# `from reacher import BRAIN_NAME` loads nothing.
+BRAIN_NAME = "ReacherBrain"
+ACADEMY_NAME = "Academy"
 # The original's episode length (reacher.environment.EPISODE_DECISIONS) and the course's solve
 # score (ddpg.solved.SOLVE_SCORE), defined here so that the registration below can state them
 # without loading anything: generic tools read them from the spec (Gymnasium's TimeLimit, SB3's zoo).
@@ -28,33 +34,18 @@ REWARD_THRESHOLD = 30.0
 def register_with_gymnasium() -> None:
     """Register `GYMNASIUM_ID` (`make` and `make_vec`: reacher/gym_env.py) if it is not yet;
     importing the package already did, so this is only for code written before it did."""
-    import gymnasium
-
-    if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="reacher.gym_env:ReacherGymEnv",
-                           vector_entry_point="reacher.gym_env:ReacherVectorEnv",
-                           max_episode_steps=MAX_EPISODE_STEPS, reward_threshold=REWARD_THRESHOLD)
+    _gym.register(GYMNASIUM_ID, "reacher.gym_env:ReacherGymEnv", "reacher.gym_env:ReacherVectorEnv",
+                  MAX_EPISODE_STEPS, REWARD_THRESHOLD)
 
 
-try:
-    register_with_gymnasium()
-except ImportError:  # no Gymnasium here (the course's unityagents venv): nothing to register with
-    pass
-
+_gym.register_if_gymnasium(register_with_gymnasium)  # not in the course's unityagents venv
 
 # Lazy, so `reacher.launch` imports where mujoco is not installed (an old course venv).
 _EXPORTS = {
-    "BRAIN_NAME": "reacher.brain",
     "ReacherEnvironment": "reacher.environment",
-    "BrainInfo": "reacher.brain",
-    "BrainParameters": "reacher.brain",
+    "BrainInfo": "envkit.brain",
+    "BrainParameters": "envkit.brain",
 }
-__all__ = ["GYMNASIUM_ID", "register_with_gymnasium", *_EXPORTS]
+__all__ = ["ACADEMY_NAME", "BRAIN_NAME", "GYMNASIUM_ID", "register_with_gymnasium", *_EXPORTS]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'reacher' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

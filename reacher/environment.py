@@ -10,18 +10,18 @@ the joints). MuJoCo holds the model and draws it.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from reacher import MAX_EPISODE_STEPS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
+from envkit.brain import BrainInfo, BrainParameters
+from envkit.checks import checked_actions, checked_positive_int, checked_seed
+from envkit.mujoco_gl import mujoco, renderer_for
+from envkit.viewer import LiveViewer
+from reacher import ACADEMY_NAME, BRAIN_NAME, MAX_EPISODE_STEPS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION
 from reacher import observation as obs
-from reacher.brain import ACADEMY_NAME, BRAIN_NAME, BrainInfo, BrainParameters
-from reacher.display import x_display_reachable
-from reacher.inputs import ACTION_SIZE, DEFAULT_RESET_PARAMETERS, checked_actions, checked_reset_parameters
+from reacher.inputs import ACTION_SIZE, DEFAULT_RESET_PARAMETERS, checked_reset_parameters
 from reacher.mjcf import (
     GOAL_HEIGHT,
     GOAL_RADIUS,
@@ -29,7 +29,6 @@ from reacher.mjcf import (
     agent_roots,
     build_mjcf,
 )
-from reacher.mujoco_gl import mujoco, renderer_for
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe
 from reacher.stepper import ArmStepper, default_threads
 
@@ -106,15 +105,10 @@ class ReacherEnvironment:
         show_viewer: bool = True,
         threads: int | None = None,
     ) -> None:
-        if isinstance(num_agents, bool) or not isinstance(num_agents, (int, np.integer)) or num_agents < 1:
-            raise ValueError(f"num_agents must be a positive integer (1 for the course's version 1, 20 for version 2), got {num_agents!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        self.num_agents = int(num_agents)
-        self._rng = np.random.default_rng(int(seed))
+        self.num_agents = checked_positive_int(num_agents, "num_agents", "1 for the course's version 1, 20 for version 2")
+        self._rng = np.random.default_rng(checked_seed(seed))
         self._reset_parameters = dict(DEFAULT_RESET_PARAMETERS)
         self._reset_parameters.update(checked_reset_parameters({"goal_size": goal_size, "goal_speed": goal_speed}))
-        self._show_viewer = show_viewer
         self._stepper = ArmStepper(default_threads() if threads is None else threads)  # checks threads
 
         n = self.num_agents
@@ -149,7 +143,7 @@ class ReacherEnvironment:
         self._has_reset = False
         self._closed = False
         self._renderer: Any = None
-        self._viewer: Any = None
+        self._viewer = LiveViewer("Reacher", "overview", PHYSICS_DT * PHYSICS_STEPS_PER_DECISION, show_viewer)
         self._train_mode = True
 
         self.brain_names = [BRAIN_NAME]
@@ -179,10 +173,9 @@ class ReacherEnvironment:
         """Re-seed the goals' start angles and speeds (the task's only random draws): the
         arms restart, and from the next `reset` on the goals are those of a new
         `ReacherEnvironment(seed=seed)`."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+        seed = checked_seed(seed)
         self._check_open()
-        self._rng = np.random.default_rng(int(seed))
+        self._rng = np.random.default_rng(seed)
         self._restart_arms()  # the draw the constructor makes
 
     @property
@@ -242,7 +235,7 @@ class ReacherEnvironment:
         self._restart_arms()
         self._has_reset = True
         if not self._train_mode:
-            self._open_viewer()
+            self._viewer.open(self._model, self._data)
         zeros = [0.0] * self.num_agents
         falses = [False] * self.num_agents
         return {BRAIN_NAME: self._brain_info(zeros, falses)}
@@ -252,7 +245,7 @@ class ReacherEnvironment:
         self._check_open()
         if not self._has_reset:
             raise RuntimeError("step() called before reset(): call env.reset(train_mode=True) first, as with the Unity binary")
-        actions = checked_actions(vector_action, self.num_agents)
+        actions = checked_actions(vector_action, self.num_agents, ACTION_SIZE, BRAIN_NAME)
         if self._episode_over:  # agents restart by themselves after done, like the original
             self._restart_arms()
         self._last_actions = actions
@@ -261,8 +254,8 @@ class ReacherEnvironment:
         self._episode_over = self._decisions >= EPISODE_DECISIONS
         # Rewards travel as float32 in the original (0.04 arrives as 0.03999999910593033).
         rewards = (counts * REWARD_PER_PHYSICS_STEP).astype(np.float32).tolist()
-        if self._viewer is not None:
-            self._sync_viewer()
+        if self._viewer.is_open:
+            self._viewer.sync(self._sync_mujoco)
         return {BRAIN_NAME: self._brain_info(rewards, [self._episode_over] * self.num_agents)}
 
     def close(self) -> None:
@@ -270,7 +263,7 @@ class ReacherEnvironment:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        self._close_viewer()
+        self._viewer.close()
         self._closed = True
 
     def render(self, width: int = 640, height: int = 480, camera: str = "overview") -> np.ndarray:
@@ -349,42 +342,3 @@ class ReacherEnvironment:
     def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError("the environment is closed: create a new ReacherEnvironment to continue")
-
-    # ------------------------------------------------------------------- viewer
-    def _open_viewer(self) -> None:
-        """train_mode=False on a desktop shows the arms live, like the original's window."""
-        if self._viewer is not None or not self._show_viewer or not x_display_reachable():
-            return
-        try:
-            import mujoco.viewer
-
-            self._viewer = mujoco.viewer.launch_passive(self._model, self._data, show_left_ui=False, show_right_ui=False)
-            self._viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
-            self._viewer.cam.fixedcamid = self._model.camera("overview").id
-            self._next_frame_time = time.perf_counter()
-        except Exception as error:  # no usable display: keep running without a window
-            print(f"Reacher: no interactive viewer ({error}); use env.render() for frames")
-            self._viewer = None
-
-    def _close_viewer(self) -> None:
-        """Close the window and wait for its drawing thread: exiting while it still
-        draws crashes the process (GLXBadDrawable)."""
-        if self._viewer is None:
-            return
-        self._viewer.close()
-        self._viewer = None
-        for thread in threading.enumerate():
-            if "_launch_internal" in thread.name and thread is not threading.current_thread():
-                thread.join(timeout=5)
-
-    def _sync_viewer(self) -> None:
-        if self._viewer.is_running():
-            self._sync_mujoco()
-            self._viewer.sync()
-            # Real time, as the original's window ran outside train mode.
-            wait = self._next_frame_time - time.perf_counter()
-            if wait > 0:
-                time.sleep(wait)
-            self._next_frame_time = max(self._next_frame_time, time.perf_counter()) + PHYSICS_DT * PHYSICS_STEPS_PER_DECISION
-        else:
-            self._close_viewer()

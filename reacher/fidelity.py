@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from envkit.mujoco_gl import mujoco
 from reacher import mjcf
 from reacher import observation as obs
 from reacher.environment import (
@@ -40,7 +41,6 @@ from reacher.environment import (
     goal_offsets,
     world_torques,
 )
-from reacher.mujoco_gl import mujoco
 from reacher.physics import BODY_VELOCITY_SIZE, ArmModel, observe, simulate
 
 POLICIES = ("uniform", "gauss", "ou")

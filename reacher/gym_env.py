@@ -44,8 +44,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from envkit.gym import checked_render_mode
+from reacher import BRAIN_NAME
 from reacher import observation as obs
-from reacher.brain import BRAIN_NAME
 from reacher.environment import ACTION_SIZE, EPISODE_DECISIONS, PHYSICS_DT, PHYSICS_STEPS_PER_DECISION, ReacherEnvironment
 
 RENDER_FPS = 1.0 / (PHYSICS_DT * PHYSICS_STEPS_PER_DECISION)  # 12.5 decisions per simulated second
@@ -61,11 +62,9 @@ class ReacherGymEnv(gym.Env):
 
     def __init__(self, goal_size: float = 5.0, goal_speed: float = 1.0, render_mode: str | None = None,
                  width: int = 640, height: int = 480) -> None:
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.observation_space = OBSERVATION_SPACE
         self.action_space = ACTION_SPACE
-        self.render_mode = render_mode
+        self.render_mode = checked_render_mode(render_mode)
         self._size = (width, height)
         self._env = ReacherEnvironment(num_agents=1, seed=0, goal_size=goal_size, goal_speed=goal_speed,
                                        verbose=False, show_viewer=False)
@@ -105,8 +104,7 @@ class ReacherVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 20, goal_size: float = 5.0, goal_speed: float = 1.0,
                  render_mode: str | None = None, width: int = 640, height: int = 480,
                  max_episode_steps: int = EPISODE_DECISIONS) -> None:
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = checked_render_mode(render_mode)
         if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int) \
                 or not 1 <= max_episode_steps <= EPISODE_DECISIONS:
             raise ValueError(f"max_episode_steps must be a whole number from 1 to {EPISODE_DECISIONS} (the original's "
@@ -117,7 +115,6 @@ class ReacherVectorEnv(VectorEnv):
         self.single_action_space = ACTION_SPACE
         self.observation_space = batch_space(OBSERVATION_SPACE, self.num_envs)
         self.action_space = batch_space(ACTION_SPACE, self.num_envs)
-        self.render_mode = render_mode
         self._size = (width, height)
         self._env = ReacherEnvironment(num_agents=self.num_envs, seed=0, goal_size=goal_size, goal_speed=goal_speed,
                                        verbose=False, show_viewer=False)

@@ -12,7 +12,7 @@ from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUILTIN_NAMES = (None, "", "builtin")
-_STANDIN_MARK = b"reacher/unity/standin.sh"
+_STANDIN_MARK = b"envkit/unity/standin.sh"
 
 
 def is_standin(path: str | os.PathLike[str]) -> bool:

@@ -32,6 +32,8 @@ import math
 
 import numpy as np
 
+from envkit.display import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # every scene's offscreen buffer
+
 # --- geometry of one arm, in Unity world units -------------------------------------
 CAPSULE_RADIUS = 0.5
 CAPSULE_LENGTH = 6.0  # end to end, hemispheres included
@@ -45,9 +47,6 @@ GOAL_RADIUS = 8.0
 GOAL_HEIGHT = -1.0
 BASE_RADIUS = 0.5
 SEGMENT_MASS = 1.0
-
-# Largest frame env.render() can draw (MuJoCo's offscreen buffer).
-OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT = 1920, 1080
 
 # Root positions of the 20-agent scene (x varies fastest).
 GRID_X = (-40.0, -20.0, 0.0, 20.0, 40.0)

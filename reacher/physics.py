@@ -48,8 +48,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from envkit.mujoco_gl import mujoco
 from reacher import observation as obs
-from reacher.mujoco_gl import mujoco
 
 # Body velocity layout per arm: A's angular, A's linear (centre of mass), B's angular, B's linear.
 BODY_VELOCITY_SIZE = 12

@@ -17,7 +17,8 @@ import time
 import numba
 import numpy as np
 
-from common.cpus import available_cpus
+from envkit.checks import checked_positive_int
+from envkit.cpus import available_cpus
 from reacher.physics import ArmModel, simulate, simulate_parallel
 
 # The number of threads that step the arms: this environment variable, else `default_threads()`.
@@ -46,9 +47,7 @@ RETRY_AFTER = 5000
 
 def checked_threads(threads: object, source: str = "threads") -> int:
     """threads as a positive int, or ValueError naming `source` (an argument or a variable)."""
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"{source} must be a positive integer (threads that step the arms), got {threads!r}")
-    return int(threads)
+    return checked_positive_int(threads, source, "threads that step the arms")
 
 
 def default_threads_for(cpus: int) -> int:

@@ -223,8 +223,8 @@ def test_gymnasium_envs_pass_the_checker_and_autoreset_on_the_next_step() -> Non
 
 # ------------------------------------------------------------ the Unity stand-in
 def test_the_standin_serves_the_crawler() -> None:
-    from reacher.unity import protocol as proto
-    from reacher.unity.standin import StandIn, default_env_factory, parse_args
+    from envkit.unity import protocol as proto
+    from envkit.unity.standin import StandIn, default_env_factory, parse_args
 
     args = parse_args(["--env", "crawler"])
     assert args.num_agents == 12

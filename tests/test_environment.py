@@ -367,7 +367,7 @@ def test_train_mode_false_opens_the_live_viewer_on_a_display(tmp_path):
             "from reacher import ReacherEnvironment\n"
             "env = ReacherEnvironment(num_agents=2, seed=0, verbose=False)\n"
             "env.reset(train_mode=False)\n"
-            "assert env._viewer is not None and env._viewer.is_running()\n"
+            "assert env._viewer.is_open and env._viewer.is_running()\n"
             "for _ in range(3):\n"
             "    env.step(np.zeros((2, 4)))\n"
             "env.close()\n"
@@ -394,7 +394,7 @@ def test_render_rejects_bad_sizes_and_cameras():
 
 
 def test_stale_display_variable_is_not_taken_for_a_display(monkeypatch):
-    from reacher.display import x_display_reachable
+    from envkit.display import x_display_reachable
 
     monkeypatch.setenv("DISPLAY", ":4242")
     assert not x_display_reachable()

@@ -1,6 +1,7 @@
 """The house's shape: modules small enough to read, imports in layers, no import cycle (issue 67).
 
-Layers, lowest first: ``common`` (what everything shares: the CPU count), ``reacher`` and ``crawler`` (the environments),
+Layers, lowest first: ``envkit`` (the environment kit: what every scene shares, and the CPU count the learner
+shares too), ``reacher`` and ``crawler`` (the scenes, each only its own and neither importing the other),
 ``model.py`` and ``ddpg_agent.py`` (the course's files), ``ddpg`` (the package around them), the
 commands (``train.py``, ``watch.py``, ``evaluate.py``, ``sweep.py``), ``benchmarks``. A module imports
 from its own layer or lower ones, anywhere in its code; and the modules' top-level imports form no
@@ -15,14 +16,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = {"common": 0, "reacher": 1, "crawler": 1, "model": 2, "ddpg_agent": 2, "ddpg": 3, "train": 4, "watch": 4, "evaluate": 4,
+LAYERS = {"envkit": 0, "reacher": 1, "crawler": 1, "model": 2, "ddpg_agent": 2, "ddpg": 3, "train": 4, "watch": 4, "evaluate": 4,
           "sweep": 4, "benchmarks": 5}
 MAX_LINES = 450
 
 
 def _modules() -> dict[str, Path]:
     found = {p.stem: p for p in ROOT.glob("*.py") if p.stem in LAYERS}
-    for package in ("common", "reacher", "crawler", "ddpg", "benchmarks"):
+    for package in ("envkit", "reacher", "crawler", "ddpg", "benchmarks"):
         for path in (ROOT / package).rglob("*.py"):
             parts = path.relative_to(ROOT).with_suffix("").parts
             found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
@@ -44,7 +45,7 @@ def _imports(path: Path, top_level_only: bool, modules: dict[str, Path]) -> set[
 
 
 def test_no_module_of_the_packages_is_over_450_lines() -> None:
-    long = {name: n for name, path in _modules().items() if name.split(".")[0] in ("common", "reacher", "crawler", "ddpg")
+    long = {name: n for name, path in _modules().items() if name.split(".")[0] in ("envkit", "reacher", "crawler", "ddpg")
             and (n := path.read_text().count("\n")) > MAX_LINES}
     assert long == {}, f"split these modules (at most {MAX_LINES} lines each, one job per file): {long}"
 
@@ -88,7 +89,7 @@ def test_no_import_cycle(top_level_only: bool) -> None:
 
 
 def test_the_learners_do_not_import_the_environment() -> None:
-    """The update and its back-ends know nothing of Reacher: what they share with it (the CPU count) is in ``common``."""
+    """The update and its back-ends know nothing of Reacher: what they share with it (the CPU count) is in ``envkit``."""
     modules = _modules()
     learners = {n: p for n, p in modules.items() if n in ("model", "ddpg_agent") or n.startswith("ddpg.backends")}
     found = sorted(f"{name} imports {m}" for name, path in learners.items() for m in _imports(path, False, modules)
@@ -104,3 +105,14 @@ def test_the_learners_package_names_no_scene() -> None:
                     if name.split(".")[0] == "ddpg" and name != "ddpg.tasks"
                     for imported in _imports(path, False, modules) if imported.split(".")[0] in ("reacher", "crawler"))
     assert naming == [], f"only ddpg/tasks.py may import a scene: {naming}"
+
+
+def test_each_scene_holds_only_its_own() -> None:
+    """``reacher/`` and ``crawler/`` share what they share through ``envkit/`` (issue 75): neither imports the
+    other, and the old home of the shared code, ``common/``, is gone."""
+    modules = _modules()
+    across = sorted(f"{name} imports {imported}" for name, path in modules.items()
+                    for imported in _imports(path, False, modules)
+                    if {name.split(".")[0], imported.split(".")[0]} == {"reacher", "crawler"})
+    assert across == [], f"a scene imports the other (move what they share to envkit/): {across}"
+    assert not (ROOT / "common").exists(), "common/ is gone: what the scenes and the learner share is envkit/"

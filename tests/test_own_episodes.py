@@ -11,7 +11,7 @@ import pytest
 
 from ddpg.loop import LoopSettings, train
 from ddpg_agent import Agent, NStepReturns
-from reacher.brain import BrainInfo, BrainParameters
+from envkit.brain import BrainInfo, BrainParameters
 
 
 def _per_arm_reference(n: int, gamma: float, rows: list[tuple[np.ndarray, ...]], arm: int) -> list[tuple[float, ...]]:

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from envkit.unity import protocol as proto
+from envkit.unity.standin import StandIn, parse_args
 from reacher.launch import is_standin, make_env
-from reacher.unity import protocol as proto
-from reacher.unity.standin import StandIn, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITY_PYTHON = ROOT / ".venv-unity" / "bin" / "python"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the stand-in for the Unity binaries (reacher/unity/standin.py: Reacher, or --env crawler) with this
+# Runs the stand-in for the Unity binaries (envkit/unity/standin.py: Reacher, or --env crawler) with this
 # project's own Python, whatever venv the launching unityagents client runs in.
 # Usage: standin.sh [--env reacher|crawler] [--num-agents N] [--port P] [Unity flags, ignored]
 # Environment: REACHER_PYTHON overrides the interpreter (default: <project>/.venv/bin/python).
@@ -18,4 +18,4 @@ unset PYTHONHOME PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION
 PYTHONPATH=$root
 PYTHONNOUSERSITE=1
 export PYTHONPATH PYTHONNOUSERSITE
-exec "$python" -m reacher.unity.standin "$@"
+exec "$python" -m envkit.unity.standin "$@"

@@ -1,14 +1,11 @@
 """The data classes of the unityagents 0.4 interface, so code written for the Unity
-binary reads the same fields from the built-in environment."""
+binary reads the same fields from any built-in scene (each scene names its own brain and academy)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
-
-BRAIN_NAME = "ReacherBrain"
-ACADEMY_NAME = "Academy"
 
 
 @dataclass
@@ -52,3 +49,6 @@ class BrainInfo:
     text_observations: list[str] = field(default_factory=list)
     memories: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     previous_text_actions: list[str] = field(default_factory=list)
+
+
+__all__ = ["BrainInfo", "BrainParameters"]

@@ -8,7 +8,7 @@
 # Why --no-deps: its declared pins (grpcio 1.11, protobuf 3.5.2, tensorflow 1.7.1) cannot
 # be installed on Python 3.11, and it only imports numpy, Pillow, grpc and protobuf.
 # The stand-ins themselves run on the project's .venv, so that must exist too.
-# Usage: reacher/unity/setup.sh [python3]   (run from anywhere)
+# Usage: envkit/unity/setup.sh [python3]   (run from anywhere)
 set -eu
 root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 python=${1:-python3}
@@ -20,7 +20,7 @@ fi
 "$venv/bin/python" -m pip install --quiet --no-deps "unityagents==0.4.0"
 "$venv/bin/python" -W ignore -c "import unityagents, numpy, google.protobuf as p; \
 print('unityagents client ready in .venv-unity (numpy', numpy.__version__ + ', protobuf', p.__version__ + ')')"
-chmod +x "$root/reacher/unity/standin.sh" "$root"/Reacher_*/*.x86_64 "$root"/Crawler_*/*.x86_64
+chmod +x "$root/envkit/unity/standin.sh" "$root"/Reacher_*/*.x86_64 "$root"/Crawler_*/*.x86_64
 if [ ! -x "$root/.venv/bin/python" ]; then
     echo "note: the stand-ins run on the project venv $root/.venv, which is missing" >&2
 fi

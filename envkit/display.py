@@ -1,8 +1,13 @@
 """Which OpenGL backend MuJoCo should use: a display if there really is one, else
-headless EGL or OSMesa. Kept free of mujoco imports: it must run before mujoco loads."""
+headless EGL or OSMesa; and the largest frame a scene's offscreen buffer holds. Kept free of
+mujoco imports: it must run before mujoco loads, and the commands read the buffer's size
+(watch.py's --width/--height) without loading MuJoCo."""
 
 import os
 from ctypes.util import find_library
+
+# Largest frame env.render() can draw (MuJoCo's offscreen buffer): every scene's MJCF declares it.
+OFFSCREEN_WIDTH, OFFSCREEN_HEIGHT = 1920, 1080
 
 
 def x_display_reachable() -> bool:
@@ -26,3 +31,6 @@ def pick_headless_gl() -> None:
         os.environ["MUJOCO_GL"] = "egl"
     elif find_library("OSMesa"):
         os.environ["MUJOCO_GL"] = "osmesa"
+
+
+__all__ = ["OFFSCREEN_HEIGHT", "OFFSCREEN_WIDTH", "pick_headless_gl", "x_display_reachable"]

@@ -2,7 +2,7 @@
 the genuine unityagents 0.4 client over its own gRPC protocol, so old code runs unchanged.
 
 The client launches `Reacher_Linux_NoVis/Reacher.x86_64 --port N` (or `Crawler_Linux/Crawler.x86_64`);
-that script runs this module (`python -m reacher.unity.standin --env reacher|crawler`). The
+that script runs this module (`python -m envkit.unity.standin --env reacher|crawler`). The
 protocol knows nothing of either task: brain, academy and sizes come from the environment, which
 `ENVIRONMENTS` names by module so that this package imports neither until it is asked for. As in the original, the binary is the gRPC
 *client*: it sends its output with `UnityToExternal/Exchange` and each reply carries the
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from reacher.unity import protocol as proto
+from envkit.unity import protocol as proto
 
 STATUS_OK = 200
 STATUS_BAD_INPUT = 400
