@@ -381,7 +381,7 @@ def test_the_arena_grows_with_the_crawlers_so_a_thousand_fit() -> None:
     ([None] * (2 * ACTION_SIZE), r"\(2, 20\)"),  # not numbers (not NaN)
 ])
 def test_the_crawler_refuses_the_actions_the_reacher_refuses(actions, named: str) -> None:
-    """One check (reacher.inputs.checked_actions) for both: one line naming the expected form."""
+    """One check (envkit.checks.checked_actions) for both: one line naming the expected form."""
     from reacher.environment import ReacherEnvironment
 
     env = _env(2)
