@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from crawler.environment import ACTION_SIZE, drive_limits, joint_targets
+from crawler.actions import ACTION_SIZE, drive_limits, joint_targets
 from crawler.mjcf import build_mjcf
 from envkit.mujoco_gl import mujoco
 

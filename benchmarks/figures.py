@@ -338,8 +338,8 @@ def crawler_observation_rows() -> str:
 
 
 def crawler_action_rows() -> str:
-    """The 20 action values by index range, each with its source line (crawler/environment.py)."""
-    from crawler.environment import ACTIONS
+    """The 20 action values by index range, each with its source line (crawler/actions.py)."""
+    from crawler.actions import ACTIONS
 
     return table(["index", "what it sets", "read by"], [[i, w, f"`{src}`"] for i, w, src in ACTIONS])
 

@@ -25,7 +25,6 @@ crawlers is kept for the viewer and `render`, filled from the crawlers' states w
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,36 +33,28 @@ import numpy as np
 
 from crawler import MAX_EPISODE_STEPS, scene
 from crawler import observation as obs
+from crawler.actions import ACTION_SIZE, drive_limits, joint_targets
+from crawler.contacts import ENDS, touching_in
 from crawler.mjcf import (
     ACTUATED,
-    BODY_RADIUS,
-    LEG_RADIUS,
-    LOWER_CENTRE,
-    LOWER_HALF,
     N_LEGS,
     PARTS,
     SENSOR_SIZE,
     SENSOR_SLICES,
     SUBSTEPS_PER_PHYSICS_STEP,
-    UPPER_HALF,
     build_mjcf,
 )
+from crawler.threads import checked_threads, default_threads
 from envkit.brain import BrainInfo, BrainParameters
 from envkit.checks import checked_actions, checked_positive_int, checked_seed
-from envkit.cpus import available_cpus
 from envkit.mujoco_gl import mujoco, renderer_for
 from envkit.viewer import LiveViewer
 
 BRAIN_NAME = "CrawlerBrain"
 ACADEMY_NAME = "CrawlerAcademy"
-ACTION_SIZE = 20
 N_PARTS = len(PARTS)
 QPOS_PER_AGENT = 7 + 3 * N_LEGS  # the body's free joint, then hip y, hip x, knee per leg
 DOF_PER_AGENT = 6 + 3 * N_LEGS
-_RADIUS = np.array([BODY_RADIUS] + [LEG_RADIUS] * 8)  # the parts' shapes, PARTS' order
-_HALF = np.array([0.0] + [UPPER_HALF, LOWER_HALF] * 4)  # half the cylinder (the body is a sphere)
-_CENTRE = np.array([0.0] + [0.0, LOWER_CENTRE] * 4)  # the collider's centre along the part's own y
-_ENDS = np.array([True, True, False, True, False, True, False, True, False])  # body and upper legs: -1, done
 _POS, _YAXIS, _ROOT_X, _ROOT_Z, _ROOT_VEL, _COM_VEL, _OMEGA = (SENSOR_SLICES[k] for k in (
     "pos", "yaxis", "root_xaxis", "root_zaxis", "root_vel", "com_vel", "omega"))
 # What MuJoCo's mj_getState saves of each crawler: everything its future steps depend on
@@ -73,59 +64,6 @@ _OLD_STATE_KEYS = frozenset({"commanded_rotation", "commanded_strength"})
 _STATE_KEYS = frozenset({*_OLD_STATE_KEYS, "simulation"})
 _SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "decisions", "done", "touching",
                               "last_actions", "has_reset"})
-
-# The number of threads that step the crawlers: this environment variable, else `default_threads()`.
-THREADS_VARIABLE = "CRAWLER_THREADS"
-# The default: as many threads as CPUs, at most this many. On the 2-core development machine,
-# shared with other work, 12 crawlers made 157.7 decisions/s on 2 threads against 93.9 on 1
-# (medians of 6 alternating rounds of 100), and with a busy process beside them (a learner's
-# stand-in) 56.4 against 45.8: two threads even then.
-MAX_DEFAULT_THREADS = 2
-
-
-def checked_threads(threads: object, source: str = "threads") -> int:
-    """threads as a positive int, or ValueError naming `source` (an argument or a variable)."""
-    return checked_positive_int(threads, source, "threads that step the crawlers")
-
-
-def default_threads() -> int:
-    """The threads that step the crawlers when the environment is not told: `CRAWLER_THREADS` if
-    set, else the CPUs this process may use, at most `MAX_DEFAULT_THREADS`."""
-    text = os.environ.get(THREADS_VARIABLE, "").strip()
-    if text:
-        return checked_threads(int(text) if text.isdigit() else text, THREADS_VARIABLE)
-    return max(1, min(available_cpus(), MAX_DEFAULT_THREADS))
-
-
-# The action by index: (indices, meaning, the line of ML-Agents' code that reads them), for docs/crawler.md.
-ACTIONS = (
-    ("0-7", "hip targets of legs 0-3 in pairs: across the leg, -60 to 0 degrees; about the vertical, -20 to 20",
-     "CrawlerAgent.AgentAction: bpDict[legNUpper].SetJointTargetRotation(vectorAction[2N], vectorAction[2N + 1], 0)"),
-    ("8-11", "knee targets of legs 0-3, 0 to 150 degrees",
-     "CrawlerAgent.AgentAction: bpDict[legNLower].SetJointTargetRotation(vectorAction[8 + N], 0, 0)"),
-    ("12-15", "upper legs' strengths: the hip's drive up to (s + 1) / 2 x 10000",
-     "CrawlerAgent.AgentAction: bpDict[legNUpper].SetJointStrength(vectorAction[12 + N])"),
-    ("16-19", "lower legs' strengths: the knee's drive likewise",
-     "CrawlerAgent.AgentAction: bpDict[legNLower].SetJointStrength(vectorAction[16 + N])"),
-)
-
-
-def joint_targets(actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Actions (n, 20) as JointDriveController reads them: the targets (n, 12) in radians in the
-    actuators' order (hip x of legs 0-3, hip y, knee) and their normalised values (n, 12) in [0, 1]."""
-    t = np.clip((actions[:, :12] + 1.0) * 0.5, 0.0, 1.0)  # Mathf.Lerp clamps
-    norm = np.concatenate([t[:, 0:8:2], t[:, 1:8:2], t[:, 8:12]], axis=1)
-    low = np.repeat([scene.HIP_X_LIMITS[0], -scene.HIP_Y_LIMIT, scene.KNEE_X_LIMITS[0]], N_LEGS)
-    high = np.repeat([scene.HIP_X_LIMITS[1], scene.HIP_Y_LIMIT, scene.KNEE_X_LIMITS[1]], N_LEGS)
-    return np.radians(low + (high - low) * norm), norm
-
-
-def drive_limits(actions: np.ndarray) -> np.ndarray:
-    """The drives' maximum forces (n, 12), actuators' order: (s + 1) / 2 x 10000, an upper leg's
-    strength for both its hip axes (one slerp drive), a lower leg's for its knee."""
-    s = (actions[:, 12:20] + 1.0) * 0.5 * scene.MAX_JOINT_FORCE
-    return np.concatenate([s[:, :4], s[:, :4], s[:, 4:]], axis=1)
-
 
 class CrawlerEnvironment:
     """Built-in stand-in for `unityagents.UnityEnvironment` running the Crawler scene.
@@ -386,20 +324,9 @@ class CrawlerEnvironment:
             self._sensed_step1(model, data, self._record[i, -1])  # the first pose's sensors
         self._decisions[which] = 0
         self._done[which] = False
-        self._touching[:] = self._touching_in(self._record[:, -1])
+        self._touching[:] = touching_in(self._record[:, -1])
         self._display_stale = True
         self._observe()
-
-    @staticmethod
-    def _touching_in(rows: np.ndarray) -> np.ndarray:
-        """Which parts touch the ground in sensor rows (..., SENSOR_SIZE): within Unity's contact
-        offset of the platform's top, as GroundContact hears of it (the ground is a plane, so the
-        distance is exact)."""
-        shape = (*rows.shape[:-1], N_PARTS, 3)
-        axis_y = rows[..., _YAXIS].reshape(shape)[..., 1]  # each part's own y axis (the capsules' length), world y
-        centre_y = rows[..., _POS].reshape(shape)[..., 1] + axis_y * _CENTRE
-        lowest = centre_y - np.abs(axis_y) * _HALF - _RADIUS
-        return np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET)
 
     def _step_claimed(self, claim: Callable[[], int]) -> None:
         """Step crawlers until none is left: each thread's share of a decision, taken one crawler
@@ -443,8 +370,8 @@ class CrawlerEnvironment:
                 future.result()
         self._display_stale = True
         record = self._record
-        touching = self._touching_in(record)  # (n, steps + 1, parts)
-        fell = (touching[:, 1:] & _ENDS).any(axis=2).any(axis=1)
+        touching = touching_in(record)  # (n, steps + 1, parts)
+        fell = (touching[:, 1:] & ENDS).any(axis=2).any(axis=1)
         rewards = self._step_rewards(record[:, :-1])  # (n, steps)
         reward = np.zeros(self.num_agents)
         for j in range(rewards.shape[1]):  # added step by step, in Unity's order

@@ -12,17 +12,10 @@ import pytest
 
 from crawler import observation as obs
 from crawler import scene
-from crawler.environment import (
-    _CENTRE,
-    _ENDS,
-    _HALF,
-    _RADIUS,
-    ACTION_SIZE,
-    BRAIN_NAME,
-    CrawlerEnvironment,
-    drive_limits,
-    joint_targets,
-)
+from crawler.actions import ACTION_SIZE, drive_limits, joint_targets
+from crawler.contacts import _CENTRE, _HALF, _RADIUS
+from crawler.contacts import ENDS as _ENDS
+from crawler.environment import BRAIN_NAME, CrawlerEnvironment
 from crawler.mjcf import PARTS, build_mjcf
 
 STILL = np.r_[np.zeros(12), -np.ones(8)]  # no drive: a crawler drops onto its body within 10 decisions
