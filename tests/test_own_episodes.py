@@ -215,3 +215,42 @@ def test_the_loop_follows_how_the_environment_was_opened() -> None:
             train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None, own_episodes=False)
     with GymEnvironment("UnityCrawler-v0", num_envs=2, own_episodes=False) as env:
         assert train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None).shape == (1, 2)
+
+
+def test_a_crawler_run_stopped_mid_round_resumes_exactly(tmp_path) -> None:
+    """Ctrl-C in the middle of a round (crawlers mid-episode) and kill -9 there: each resumed run ends
+    with the uninterrupted run's crawler-episodes and, bit for bit, its networks."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import torch
+
+    root = Path(__file__).resolve().parent.parent
+    command = ["--env", "UnityCrawler-v0", "--num-envs", "3", "--max-t", "60", "--episodes", "4", "--save-every", "1",
+               "--save-buffer", "--no-progress", "--quiet", "--config",
+               json.dumps({"buffer_size": 100, "batch_size": 8, "warmup": 30, "learn_every": 4, "learn_updates": 2})]
+
+    def train(out: Path, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "train.py", "--out", str(out), *command], cwd=root, capture_output=True,
+                              text=True, timeout=300, env={**os.environ, **env})
+
+    log = tmp_path / "points.log"
+    assert train(tmp_path / "whole", DDPG_FAULT_LOG=str(log)).returncode == 0
+    points = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    middles = [int(n) for n, name in points if name == "mid-episode"]
+    assert len(middles) == 4  # one per round
+    carry = torch.load(tmp_path / "whole" / "training_state.pt", weights_only=False)["loop"]["carry"]
+    assert any(carry["decisions"]), "a crawler must be mid-episode at a round's end for this to test anything"
+    for name, at in (("sigint", f"{middles[1]}:SIGINT"), ("sigkill", str(middles[2]))):
+        out = tmp_path / name
+        stopped = train(out, DDPG_CRASH_AT=at)
+        assert stopped.returncode != 0
+        resumed = subprocess.run([sys.executable, "train.py", "--resume", str(out), "--no-progress", "--quiet"], cwd=root,
+                                 capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        assert (out / "scores.csv").read_text() == (tmp_path / "whole" / "scores.csv").read_text(), name
+        a, b = torch.load(out / "checkpoint_actor.pth"), torch.load(tmp_path / "whole" / "checkpoint_actor.pth")
+        assert all(torch.equal(a[k], b[k]) for k in a), name
