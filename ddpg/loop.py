@@ -250,6 +250,9 @@ def run_rounds(env: Any, brain: str, run: Run, callbacks: Sequence[Callback]) ->
         return
     assert run.carry is not None
     for number in range(run.rounds + 1, settings.episodes + 1):
+        if budget is not None and run.env_steps + run.n_agents > budget:  # not one decision left: no round
+            run.steps_spent = True
+            break
         t0, ended_scores = time.perf_counter(), []
         states = np.array(run.carry["states"], dtype=np.float64)
         score, decisions = np.array(run.carry["score"], dtype=np.float64), np.array(run.carry["decisions"], dtype=np.int64)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ddpg.loop import LoopSettings, train
+from ddpg.loop import Callback, LoopSettings, train
 from ddpg_agent import Agent, NStepReturns
 from envkit.brain import BrainInfo, BrainParameters
 
@@ -125,6 +125,16 @@ def test_rounds_stop_at_the_step_budget_and_when_solved() -> None:
     scores = train(env, agent, LoopSettings(episodes=5, max_t=10, target_score=None, good_score=None,
                                             own_episodes=True, max_env_steps=13))
     assert len(agent.memory) == 12 and len(scores) == 6  # 6 decisions of 2 agents fit; a 7th would pass 13
+    env, agent = CountingEnv([2, 2]), Agent(3, 2, 0, n_step=1, buffer_size=1000, warmup=10_000, batch_size=4)
+    rounds: list[int] = []
+
+    class Rounds(Callback):
+        def on_episode(self, run: Any, episode: Any) -> None:
+            rounds.append(episode.number)
+
+    train(env, agent, LoopSettings(episodes=5, max_t=3, target_score=None, good_score=None, own_episodes=True,
+                                   max_env_steps=12), callbacks=[Rounds()])
+    assert rounds == [1, 2]  # the budget ends with the second round: no empty third one
     env, agent = CountingEnv([2, 2]), Agent(3, 2, 0, n_step=1, buffer_size=1000, warmup=10_000, batch_size=4)
     scores = train(env, agent, LoopSettings(episodes=5, max_t=10, target_score=2.0, window=3, good_score=None,
                                             own_episodes=True))
