@@ -13,8 +13,10 @@ import numpy as np
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW, solved_at, trailing_average
 
 
-def scores_figure(scores: np.ndarray, target: float | None = SOLVE_SCORE, window: int = SOLVE_WINDOW) -> Any:
-    """Reward plot: per-episode mean over agents with the min-max band, trailing average, target."""
+def scores_figure(scores: np.ndarray, target: float | None = SOLVE_SCORE, window: int = SOLVE_WINDOW,
+                  unit: str = "episode") -> Any:
+    """Reward plot: per-episode mean over agents with the min-max band (or, one score an episode, that
+    score: each agent-episode of the Crawler's), the trailing average, the target; ``unit`` names an episode."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -24,17 +26,18 @@ def scores_figure(scores: np.ndarray, target: float | None = SOLVE_SCORE, window
     if len(scores):
         episodes = np.arange(1, len(scores) + 1)
         mean = scores.mean(axis=1)
-        ax.fill_between(episodes, scores.min(axis=1), scores.max(axis=1), alpha=0.25,
-                        label="min-max over agents")
-        ax.plot(episodes, mean, lw=1, label="mean over agents")
+        if scores.shape[1] > 1:
+            ax.fill_between(episodes, scores.min(axis=1), scores.max(axis=1), alpha=0.25,
+                            label="min-max over agents")
+        ax.plot(episodes, mean, lw=1, label="mean over agents" if scores.shape[1] > 1 else f"score per {unit}")
         ax.plot(episodes, trailing_average(mean, window), lw=2,
-                label=f"trailing {window}-episode average")
+                label=f"trailing {window}-{unit} average")
         solved = None if target is None else solved_at(mean, target, window)
         if solved is not None:
-            ax.axvline(solved, color="green", ls=":", label=f"solved at episode {solved}")
+            ax.axvline(solved, color="green", ls=":", label=f"solved at {unit} {solved}")
     if target is not None:
         ax.axhline(target, color="red", ls="--", label=f"target {target:+g}")
-    ax.set_xlabel("episode")
+    ax.set_xlabel(unit)
     ax.set_ylabel("score")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)

@@ -114,7 +114,8 @@ def write_run(out_dir: str | os.PathLike[str], agent: Agent, scores: np.ndarray,
         write_checkpoints(*networks, out / ACTOR_FILE, out / CRITIC_FILE)
     write_scores(out / SCORES_FILE, scores, scores_lines)
     if plot:
-        plot_scores(scores, out / PLOT_FILE, record.target_score, record.window)
+        plot_scores(scores, out / PLOT_FILE, record.target_score, record.window,
+                    "agent-episode" if record.own_episodes else "episode")
     write_json(out / RECORD_FILE, record.to_dict())
 
 

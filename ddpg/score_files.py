@@ -92,11 +92,11 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, float | None]]:
 
 
 def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float | None = SOLVE_SCORE,
-                window: int = SOLVE_WINDOW) -> None:
+                window: int = SOLVE_WINDOW, unit: str = "episode") -> None:
     """The reward plot (``ddpg.plots.scores_figure``) as a PNG, atomically."""
     import matplotlib.pyplot as plt
 
-    fig = plots.scores_figure(scores, target, window)
+    fig = plots.scores_figure(scores, target, window, unit)
     atomic_write(path, lambda fh: fig.savefig(fh, format="png", dpi=100))
     plt.close(fig)
 

@@ -264,3 +264,19 @@ def test_a_crawler_run_stopped_mid_round_resumes_exactly(tmp_path) -> None:
         assert (out / "scores.csv").read_text() == (tmp_path / "whole" / "scores.csv").read_text(), name
         a, b = torch.load(out / "checkpoint_actor.pth"), torch.load(tmp_path / "whole" / "checkpoint_actor.pth")
         assert all(torch.equal(a[k], b[k]) for k in a), name
+
+
+def test_the_reward_plot_of_agent_episodes_draws_each_score_without_a_band() -> None:
+    import matplotlib.pyplot as plt
+
+    from ddpg.plots import scores_figure
+
+    rng = np.random.default_rng(0)
+    one = scores_figure(rng.normal(size=(150, 1)), 2000.0, 100, "agent-episode")
+    many = scores_figure(rng.normal(size=(150, 20)), 30.0, 100)
+    try:
+        assert len(one.axes[0].collections) == 0 and len(many.axes[0].collections) == 1  # the min-max band
+        assert one.axes[0].get_xlabel() == "agent-episode" and many.axes[0].get_xlabel() == "episode"
+    finally:
+        plt.close(one)
+        plt.close(many)
