@@ -319,8 +319,8 @@ def test_the_readme_shows_the_committed_crawler_run_made_by_its_command() -> Non
     assert gif.stat().st_size <= 2_000_000
     from PIL import Image
 
-    with Image.open(gif) as image:  # decisions 0, 3, ..., 120 at the task's 640x480
-        assert (image.n_frames, image.size) == (41, (640, 480))
+    with Image.open(gif) as image:  # decisions 0, 3, ... until crawler 0 falls (at most 120), at the task's 640x480
+        assert 2 <= image.n_frames <= 41 and image.size == (640, 480)
     run = json.loads((ROOT / f"benchmarks/results/crawler_5_seeds/seed{made.group(1)}/run.json").read_text())
     assert run["env_id"] == "UnityCrawler-v0" and run["seed"] == int(made.group(1)) and run["own_episodes"]
 
