@@ -66,7 +66,11 @@ def old_loss(agent: Agent, experiences: tuple[torch.Tensor, ...]) -> torch.Tenso
 @pytest.mark.parametrize("name", ["ddpg", "td3", "redq", "prioritized"])
 def test_the_loss_and_its_gradients_are_todays_bit_for_bit(name: str) -> None:
     agent = filled(VARIANTS[name])
+    if name == "prioritized":  # priorities apart, so the importance weights are not all 1
+        rows = np.arange(len(agent.memory))
+        agent.memory.update_priorities(torch.from_numpy(rows), torch.from_numpy(np.random.default_rng(2).random(len(rows))))
     experiences = agent.memory.sample()
+    assert name != "prioritized" or experiences[5].min() < 0.9
     grads = []
     for new in (True, False):
         torch.manual_seed(1)
