@@ -167,3 +167,10 @@ def test_a_run_resumes_exactly_and_evaluate_and_watch_apply_its_statistics(tmp_p
     assert np.isfinite(json.loads((tmp_path / "eval" / "evaluation.json").read_text())["mean"])
     after = torch.load(whole / "checkpoint_actor.pth")
     assert all(torch.equal(saved[k], after[k]) for k in saved)  # playing never changes them
+
+
+def test_a_cuda_graph_is_refused_until_made_safe_for_statistics_written_every_step() -> None:
+    from ddpg.variants import registry
+
+    assert any("observation normalisation" in p for p in registry.capture_problems(parse_config({"obs_norm": True})))
+    assert registry.capture_problems(parse_config({"preset": "td3"})) == []
