@@ -284,9 +284,12 @@ class Agent:
     def target_value(self, next_states: torch.Tensor, next_actions: torch.Tensor) -> torch.Tensor:  # Q'(s', a'): a twin's min
         return self.critic_target(next_states, next_actions)
 
-    def critic_loss(self, states: torch.Tensor, actions: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        """L_Q = mean (Q(s, a) - y)^2: regress the critic on the TD target."""
-        return F.mse_loss(self.critic_local(states, actions), y)
+    def critic_loss(self, states: torch.Tensor | None, actions: torch.Tensor | None, y: torch.Tensor,
+                    q: torch.Tensor | None = None, weights: torch.Tensor | None = None) -> torch.Tensor:
+        """L_Q = mean (Q(s, a) - y)^2: regress the critic on the TD target. Variants give each critic's ``q`` and
+        prioritized replay its samples' ``weights``, so an edit here (a Huber loss) is every variant's too."""
+        losses = F.mse_loss(self.critic_local(states, actions) if q is None else q, y, reduction="none")
+        return losses.mean() if weights is None else (weights * losses).mean()
 
     def actor_loss(self, states: torch.Tensor) -> torch.Tensor:
         """L_mu = -mean Q(s, mu(s)): climb the critic."""

@@ -56,7 +56,8 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str 
                            seed: int = 0, device: torch.device | str = "cpu") -> Agent:
     """An agent with the checkpoints loaded (for acting), its sizes read from them: the state
     and action sizes and the hidden layers from the actor's weights, layer norm in the critic
-    exactly when the critic's file has it (checkpoints from before it have none)."""
+    exactly when the critic's file has it (checkpoints from before it have none), observation
+    normalisation (a ``VariantAgent`` with ``obs_norm``) when the actor's file holds its statistics."""
     actor = read_state_dict(actor_path)
     try:
         (fc1, state_size), (fc2, _), (action_size, _) = (actor[f"fc{i}.weight"].shape for i in (1, 2, 3))
@@ -70,8 +71,12 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str 
         critic_layer_norm = f"{LAYER_NORM_KEY}.weight" in critic
         if "fcs1.weight" in critic and "fc2.weight" in critic:  # model.Critic's layers
             sizes.update(critic_fc1=critic["fcs1.weight"].shape[0], critic_fc2=critic["fc2.weight"].shape[0])
-    agent = Agent(state_size, action_size, seed, buffer_size=1024, critic_layer_norm=critic_layer_norm, device=device,
-                  **sizes)
+    settings = {"buffer_size": 1024, "critic_layer_norm": critic_layer_norm, **sizes}
+    if any("obs_norm" in key.split(".") for key in actor):  # the obs_norm variant's statistics: an agent applying them
+        config = parse_config({**settings, "obs_norm": True})
+        return load_checkpoints(VariantAgent(state_size, action_size, seed, config=config, device=device),
+                                actor_path, critic_path)
+    agent = Agent(state_size, action_size, seed, device=device, **settings)
     return load_checkpoints(agent, actor_path, critic_path)
 
 

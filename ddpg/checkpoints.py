@@ -28,9 +28,11 @@ class NetworkMismatch(ValueError):
 
     def __init__(self, path: str | os.PathLike[str], saved: dict[str, Any], expected: dict[str, Any]) -> None:
         self.path, self.saved, self.expected = Path(path), saved, expected
-        super().__init__(f"checkpoint {os.fspath(path)} does not match the network: "
-                         f"{layer_mismatch(saved, expected, 'it', 'the agent')}; build the agent with the checkpoint's "
-                         f"sizes (a run folder's {RECORD_FILE} records them: watch.py --run DIR)")
+        norm = obs_norm_mismatch(saved, expected)
+        super().__init__(f"checkpoint {os.fspath(path)} does not match the network: " + (
+            f"{norm} (a run folder's {RECORD_FILE} records it: watch.py --run DIR)" if norm else
+            f"{layer_mismatch(saved, expected, 'it', 'the agent')}; build the agent with the checkpoint's "
+            f"sizes (a run folder's {RECORD_FILE} records them: watch.py --run DIR)"))
 
     def for_run(self, run: str | os.PathLike[str]) -> str:
         """One line for a run's own checkpoint that its run.json no longer builds: what differs, and what to do."""
@@ -77,7 +79,8 @@ def layer_sizes(state: dict[str, torch.Tensor]) -> str:
     when it has model.Critic's)."""
     dims = {k: list(getattr(v, "shape", v)) for k, v in state.items()}
     sizes = ", ".join(f"{k[:-len('.weight')]} {d[1]}->{d[0]}" for k, d in dims.items() if k.endswith(".weight") and len(d) == 2)
-    return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "")
+    return sizes + (", layer norm" if f"{LAYER_NORM_KEY}.weight" in state else "") + (
+        ", obs norm" if any(k.split(".")[-2:-1] == ["obs_norm"] for k in state) else "")
 
 
 def layer_mismatch(saved: Mapping[str, Any], built: Mapping[str, Any], saved_as: str, built_as: str) -> str | None:
@@ -116,15 +119,38 @@ def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
         kind = "a training state (training_state.pt)" if isinstance(state, dict) and "networks" in state \
             else f"a {type(state).__name__}"
         raise ValueError(f"checkpoint {path} holds {kind}, expected a network's state_dict (checkpoint_actor.pth)")
-    # Files written before the input normalisation was removed carry it as identity buffers.
+    # Files written by the first, fixed input normalisation (removed in fc71fcb) carry it as top-level
+    # obs_scale/obs_bias buffers: identity ones are dropped; others map inputs in a way nothing here
+    # restores (obs_norm's running statistics are other tensors, obs_norm.count/mean/var, kept as they are).
     for key in ("obs_scale", "obs_bias"):
         if key in state:
             identity = torch.ones_like(state[key]) if key == "obs_scale" else torch.zeros_like(state[key])
             if not torch.equal(state[key], identity):
-                raise ValueError(f"checkpoint {path} was trained with input normalisation "
-                                 "(obs_norm), which this version no longer has")
+                raise ValueError(f"checkpoint {path} was trained with the removed fixed input normalisation "
+                                 "(obs_scale, obs_bias), which this version cannot apply: train it again "
+                                 "(with {\"obs_norm\": true} for running statistics)")
             del state[key]
     return state
+
+
+OBS_NORM = "obs_norm"  # normalise.ObservationNorm's name in a network: its statistics' keys hold it
+
+
+def obs_norm_mismatch(saved: Mapping[str, Any], built: Mapping[str, Any]) -> str | None:
+    """When two networks differ by observation normalisation alone (statistics in one, not in the other),
+    what to do, in one phrase; else None."""
+    def has(state: Mapping[str, Any]) -> bool:
+        return any(OBS_NORM in k.split(".") for k in state)
+
+    def rest(state: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in state.items() if OBS_NORM not in k.split(".")}
+
+    if has(saved) == has(built) or layer_mismatch(rest(saved), rest(built), "", ""):
+        return None
+    return ("it holds observation statistics (obs_norm) and the agent normalises none: build it with "
+            "{\"obs_norm\": true}" if has(saved) else
+            "it holds no observation statistics and the agent normalises its observations (obs_norm): "
+            "build it without obs_norm")
 
 
 def load_checkpoints(agent: Agent, actor_path: str | os.PathLike[str],
@@ -169,6 +195,7 @@ __all__ = [
     "layer_mismatch",
     "layer_sizes",
     "load_checkpoints",
+    "obs_norm_mismatch",
     "read_state_dict",
     "read_torch_file",
     "save_checkpoints",

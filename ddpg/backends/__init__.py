@@ -62,7 +62,7 @@ LEARNER_ROWS: dict[str, tuple[str, str, str]] = {
               "again when what it holds changes; the buffer copied to the GPU once per learning step, batches drawn "
               "there; acting on a CPU copy of the actor module",
               "CUDA; every variant but prioritized replay and NoisyNet (their sum tree and noise generator live on the "
-              "host)"),
+              "host) and obs_norm (its statistics change at every step)"),
     "graph-overlap": ("The update of ddpg_agent.py as loaded, captured as a CUDA graph, replayed while the environment "
                       "steps (acting one learning step behind)",
                       "the same, but `learn_many` returns while the GPU replays, and the acting copy takes the new actor "

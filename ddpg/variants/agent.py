@@ -7,10 +7,14 @@ lists them, generated from that registry and the pieces' docstrings.
 ``VariantAgent(..., config=...)`` is an agent of the class made of the pieces the config
 switches on, in front of ``VariantAgent`` itself: ``Agent``'s update, written once in
 ``ddpg_agent.py``, with the pieces replacing or wrapping its named parts, so an edit of a part no
-piece replaces runs with every variant (``ddpg.backends.choose`` refuses an edit of a part one
-replaces, naming both). What this class adds is what the pieces build on: the critic as a tuple
-of values (one critic, two for TD3, N for an ensemble) with their loss (``values.CriticValues``
-turns them into the critic's loss for the pieces that have several), and the targets in eval mode.
+piece replaces runs with every variant. An edit of a part a piece replaces without calling
+``super()`` (CrossQ's ``td_target``) does not run with that piece, and nothing refuses it: the
+learner's line at attach names the parts each switched-on piece defines, by file
+(``ddpg.backends.runs``). What is refused (``compose.problem``, when the agent is built) is the
+reverse: a class or an edit that cuts a piece's own part off. What this class adds is what the
+pieces build on: the critic as a tuple of values (one critic, two for TD3, N for an ensemble) with
+their loss (``values.CriticValues`` turns them into the critic's loss for the pieces that have
+several), each value's loss ``Agent.critic_loss`` itself (``value_loss``), and the targets in eval mode.
 
 ``{"preset": "td3"}`` switches on ``twin_critics``, ``target_noise`` and ``policy_delay``
 (``config.PRESETS``): TD3 is this agent's DDPG with them on. ``{"preset": "redq"}`` and
@@ -94,9 +98,11 @@ class VariantAgent(Agent):
         """The value a target takes from the critics' values: one critic's own here."""
         return values[0]
 
-    def value_loss(self, values: tuple[torch.Tensor, ...], y: torch.Tensor) -> torch.Tensor:
-        """Every critic regresses on the one target: the sum of their mean squared errors."""
-        return sum((q - y).pow(2).mean() for q in values)  # type: ignore[return-value]
+    def value_loss(self, values: tuple[torch.Tensor, ...], y: torch.Tensor,
+                   weights: torch.Tensor | None = None) -> torch.Tensor:
+        """Every critic regresses on the one target: the sum of their losses, each ``Agent.critic_loss`` of its
+        values (``weights``: each sample's, prioritized replay's), so an edit of that loss is every critic's."""
+        return sum(Agent.critic_loss(self, None, None, y, q=q, weights=weights) for q in values)  # type: ignore[return-value]
 
     # ------------------------------------------------------------- acting and state
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:

@@ -48,6 +48,8 @@ class VariantConfig(DDPGConfig):
     ensemble_subset: int = setting(2, "count", "...the TD target the smallest target value of this many")
     crossq: bool = setting(False, "bool", "CrossQ: batch-renormalised critic, no target networks", network=True)
     renorm_warmup: int = setting(1000, ">=0", "CrossQ: plain batch norm for this many updates, then renormalised")
+    obs_norm: bool = setting(False, "bool", "observations normalised by their running mean and std (saved in the networks)",
+                             network=True)
     goal_paths: int = setting(0, "whole", "Reacher: each episode also stored against this many more goal paths")
 
     def __post_init__(self) -> None:

@@ -45,10 +45,14 @@ class CriticEnsemble(nn.Module):
         for name, stacked in buffers.items():
             self.register_buffer(name.replace(".", "__"), stacked.clone())
         self.buffer_names = list(buffers)
+        self.obs_norm: nn.Module = nn.Identity()  # normalise.ObservationNormalisation's, when on: one map for all
 
     def all(self, state: torch.Tensor, action: torch.Tensor, members: torch.Tensor | None = None) -> torch.Tensor:
         """Q(state, action) of every member (or of ``members``, indices), shape (n, B, 1):
-        ``model.Critic.forward`` itself for each, vectorised over the members (``torch.func.vmap``)."""
+        ``model.Critic.forward`` itself for each, vectorised over the members (``torch.func.vmap``), on
+        the states as ``obs_norm`` maps them, once for all members (the identity unless obs_norm is on)."""
+        state = self.obs_norm(state)
+
         def stacked(name: str) -> torch.Tensor:
             t = getattr(self, name.replace(".", "__"))
             return t if members is None else t[members]

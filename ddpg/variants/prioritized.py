@@ -145,10 +145,12 @@ class PrioritizedReplay:
         super().learn(tuple(batch))  # type: ignore[misc]
         self.memory.update_priorities(index, self.td_errors)
 
-    def value_loss(self: Any, values: tuple[torch.Tensor, ...], y: torch.Tensor) -> torch.Tensor:
-        errors = [q - y for q in values]
-        self.td_errors = errors[0]
-        return sum((self.importance * e.pow(2)).mean() for e in errors)  # type: ignore[return-value]
+    def value_loss(self: Any, values: tuple[torch.Tensor, ...], y: torch.Tensor,
+                   weights: torch.Tensor | None = None) -> torch.Tensor:
+        """Each critic's loss weighted by the batch's importance weights (``Agent.critic_loss``'s own loss,
+        through ``VariantAgent.value_loss``); the first critic's TD errors become the new priorities."""
+        self.td_errors = (values[0] - y).detach()
+        return super().value_loss(values, y, self.importance if weights is None else weights)  # type: ignore[misc]
 
     def buffer_extra_state(self: Any) -> dict[str, Any]:
         return {**super().buffer_extra_state(), **self.memory.extra_state()}  # type: ignore[misc]

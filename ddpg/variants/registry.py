@@ -23,6 +23,7 @@ from ddpg.variants.ensemble import Ensemble
 from ddpg.variants.gaussian import GaussianExploration
 from ddpg.variants.goal_paths import GoalPathsPiece
 from ddpg.variants.noisy import NoisyExploration
+from ddpg.variants.normalise import ObservationNormalisation
 from ddpg.variants.prioritized import PrioritizedReplay
 from ddpg.variants.twin import PolicyDelay, TargetSmoothing, TwinCritics
 
@@ -76,6 +77,9 @@ class Variant:
 
 
 VARIANTS: list[Variant] = [
+    Variant("obs_norm", ObservationNormalisation,
+            capture_problem="observation normalisation updates its statistics at every step, which a graph replaying "
+                            "while the environment steps would read mid-write (not yet made safe, nor tried on a GPU)"),
     Variant("replay", PrioritizedReplay, "prioritized", ("per_alpha", "per_beta", "per_beta_updates", "per_eps"),
             capture_problem="prioritized replay keeps its sum tree on the host and updates it after every update",
             needs=("learn", "value_loss")),

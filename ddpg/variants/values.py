@@ -1,7 +1,9 @@
 """The critic's loss from each critic's values, in place of ``Agent.critic_loss`` for the pieces with
 several critics (twin critics, an ensemble) or a weighted loss (prioritized replay): ``VariantAgent``
 puts it behind every piece when one of them needs ``critic_values`` or ``value_loss``
-(``registry.Variant.needs``), so a piece's own ``critic_loss`` (CrossQ's) still comes first."""
+(``registry.Variant.needs``), so a piece's own ``critic_loss`` (CrossQ's) still comes first. Each
+value's loss is ``Agent.critic_loss`` given that value (``VariantAgent.value_loss``): one loss, written
+once in ddpg_agent.py, for every critic of every variant."""
 
 from __future__ import annotations
 
