@@ -32,7 +32,7 @@ import numpy as np
 from ddpg import reproducible
 from ddpg.cli import path_text, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, environment_for, load_agent, run_episode
+from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, played_task, run_episode
 from ddpg.tasks import DEFAULT_ENV, open_environment, task_for
 
 SUMMARY_FILE = "evaluation.json"
@@ -148,7 +148,6 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
     """``main`` once the command line has parsed; --out's folder is held in ``held``."""
     from ddpg import run_lock
     from ddpg.atomic import atomic_write, write_json
-    from ddpg.record_file import environment_id  # PyTorch loads here, once --help has been answered
     try:
         reproducible.ensure(args.reproducible, command_line=command_line)  # may relaunch: before a folder is made
     except reproducible.NotPinned as exc:
@@ -164,11 +163,10 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
         parser.error(f"--run {exc.for_run(args.run)}" if args.run is not None and hasattr(exc, "for_run") else str(exc))
     source = args.run or args.actor or DEFAULT_ACTOR.name
     try:  # a bare checkpoint's task from its sizes (the Crawler's is not the Reacher's)
-        env_id = (environment_id(args.run) if args.run else environment_for(agent)) or DEFAULT_ENV
+        env_id, agents = played_task(args.run, agent)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.agents is None:
-        args.agents = 20 if env_id == DEFAULT_ENV else 1
+    args.agents = agents if args.agents is None else args.agents
     each = env_id != DEFAULT_ENV and task_for(env_id).own_episodes  # the Crawler: every crawler-episode on its own
     table = evaluate(agent, args.episodes, args.agents, args.seed, progress=not args.no_progress, env_id=env_id,
                      each_agent=True)

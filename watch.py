@@ -27,7 +27,7 @@ import numpy as np
 # the agent, the run folder and the environment are imported inside the functions that use them.
 from ddpg.cli import positive_float, positive_int, random_seed
 from ddpg.device import add_device_option, resolve_device
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, environment_for, load_agent, run_episode
+from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, played_task, run_episode
 from ddpg.run_files import TEMPORARY_MARK
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from envkit.display import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # no MuJoCo
@@ -365,14 +365,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
 
-    from ddpg.record_file import environment_id
-
     try:  # a bare checkpoint's task from its sizes (the Crawler's is not the Reacher's)
-        env_id = (environment_id(args.run) if args.run else environment_for(agent)) or DEFAULT_ENV
+        env_id, agents = played_task(args.run, agent)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.agents is None:
-        args.agents = 20 if env_id == DEFAULT_ENV else 1
+    args.agents = agents if args.agents is None else args.agents
     strip = args.out is not None and Path(args.out).suffix.lower() == FILMSTRIP_SUFFIX
     if env_id != DEFAULT_ENV:  # a Gymnasium task: a video of its rgb_array frames
         if strip:

@@ -67,6 +67,16 @@ def environment_for(agent: Any) -> str:
     return TASKS_BY_SIZE[sizes]
 
 
+def played_task(run: str | os.PathLike[str] | None, agent: Any) -> tuple[str, int]:
+    """What evaluate.py and watch.py play: the task (a run's, from its run.json; a bare checkpoint's,
+    from its sizes: ``environment_for``) and its default number of agents (Reacher's 20 arms, else
+    one copy). ValueError, one line, for a checkpoint of no known size."""
+    from ddpg.record_file import environment_id  # loads PyTorch: after --help
+
+    env_id = (environment_id(run) if run else environment_for(agent)) or DEFAULT_ENV
+    return env_id, 20 if env_id == DEFAULT_ENV else 1
+
+
 def run_episode(
     env: Any,
     agent: Any,
