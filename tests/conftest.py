@@ -2,9 +2,15 @@
 
 # MuJoCo reads MUJOCO_GL when it is first imported, and some test modules import it directly:
 # choose the headless OpenGL backend (when there is no display) before any is collected.
+import os
+
 from envkit.display import pick_headless_gl
 
 pick_headless_gl()
+
+# make test runs a test file on each core (pytest -n auto): a Crawler stepped on two threads
+# would only take the other worker's core (the tests that compare thread counts name theirs).
+os.environ.setdefault("CRAWLER_THREADS", "1")
 
 
 import pytest  # noqa: E402
