@@ -106,8 +106,7 @@ class ReplayBuffer:
 
 class NStepReturns:
     """Each arm's transitions stored n steps late, (s_t, a_t, r_t + ... + gamma^(n-1) r_t+n-1, s_t+n, gamma^n): n = 1 is
-    one-step DDPG. An arm whose episode ends stores its pending steps: with discount 0 after a terminal state,
-    bootstrapped from its last state after a time limit (``truncated``)."""
+    one-step DDPG. An arm whose episode ends stores its pending steps (discount 0 after a terminal state, else gamma^k)."""
 
     def __init__(self, n: int, gamma: float) -> None:
         self.n, self.gamma = n, gamma
@@ -116,17 +115,15 @@ class NStepReturns:
 
     def push(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
              terminated: np.ndarray, truncated: np.ndarray | None = None) -> list[tuple[np.ndarray, ...]]:
-        """One step of the arms; the transitions it completes. Without ``truncated`` (synchronous episodes) a terminated
-        arm leaves: the next step has no row for it. With it (arms restarting on their own, as in a Gymnasium vector
-        environment) every arm keeps its row, and one whose episode ended starts the next there."""
+        """One step of the arms; the transitions it completes. A terminated arm leaves (the next step has no row for it),
+        unless ``truncated`` is given: then every arm keeps its row and starts its next episode there (a vector env)."""
         if self.steps and len(states) != len(self.last_states):
             raise ValueError(f"n-step returns: {len(states)} transitions, expected one per arm still in "
                              f"its episode ({len(self.last_states)}); the agent's reset() ends an episode")
-        if len(self.pending) != len(states):  # the first step of an episode
-            self.pending = np.full(len(states), len(self.steps), np.int64)
+        self.pending = (self.pending if self.steps else np.zeros(len(states), np.int64)) + 1  # no steps: none pending
         self.steps.append((np.asarray(states), np.asarray(actions), np.asarray(rewards, np.float64).reshape(-1)))
-        self.last_states, self.pending = np.asarray(next_states), self.pending + 1
-        ended, size = (terminated if truncated is None else terminated | truncated), len(self.steps)
+        self.last_states = np.asarray(next_states)
+        ended, size = (terminated if truncated is None else terminated | np.asarray(truncated, bool)), len(self.steps)
         out = [self.transitions(rows, j, terminated) for j in range(size)  # step j spans size - j: complete, or flushed
                if (rows := (self.pending >= size - j) & (ended | (size - j == self.n))).any()]
         self.pending = np.where(ended, 0, np.minimum(self.pending, self.n - 1))
@@ -251,7 +248,6 @@ class Agent:
         """Store every arm's transition (n steps late); every ``learn_every`` steps, learn. ``terminated``: no
         bootstrap; ``truncated``: a time limit ended the arm's episode, and it restarts in its row (NStepReturns)."""
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
-        truncated = None if truncated is None else np.asarray(truncated, bool)
         for transitions in self.returns.push(states, actions, rewards, next_states, terminated, truncated):
             self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0)
         self.t_step += 1
@@ -286,8 +282,7 @@ class Agent:
 
     def critic_loss(self, states: torch.Tensor | None, actions: torch.Tensor | None, y: torch.Tensor,
                     q: torch.Tensor | None = None, weights: torch.Tensor | None = None) -> torch.Tensor:
-        """L_Q = mean (Q(s, a) - y)^2: regress the critic on the TD target. Variants give each critic's ``q`` and
-        prioritized replay its samples' ``weights``, so an edit here (a Huber loss) is every variant's too."""
+        """L_Q = mean (Q(s, a) - y)^2; variants pass each critic's ``q`` (PER its ``weights``): an edit here is theirs too."""
         losses = F.mse_loss(self.critic_local(states, actions) if q is None else q, y, reduction="none")
         return losses.mean() if weights is None else (weights * losses).mean()
 

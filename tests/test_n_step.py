@@ -82,10 +82,10 @@ def test_agents_store_n_step_transitions() -> None:
 
 
 def test_the_readable_agent_stays_course_sized() -> None:
-    """ddpg_agent.py is the file learners read top to bottom: at most 310 lines (issues 25 and 60: 300; issue 65
+    """ddpg_agent.py is the file learners read top to bottom: at most 315 lines (issues 25 and 60: 300; issue 65
     added the TD target's two named parts, target_action and target_value, which every variant builds on, issue 67
     leaves room for a contributor's new setting and its use, and issue 75 lets each arm end and restart on its own)."""
     from pathlib import Path
 
     lines = (Path(__file__).resolve().parent.parent / "ddpg_agent.py").read_text().count("\n")
-    assert lines <= 320, f"ddpg_agent.py has {lines} lines; keep it at most 320"
+    assert lines <= 315, f"ddpg_agent.py has {lines} lines; keep it at most 315"
