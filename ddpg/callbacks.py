@@ -104,14 +104,13 @@ class Printer(Callback):
         self.bar.close()
         if run.scores:
             window = run.settings.window
-            last = run.scores_array()[-window:].mean(axis=0)
-            if run.settings.own_episodes:
-                scores = run.scores_array()[-window:, 0]
-                self.say(f"Last {len(scores)} agent-episodes of {len(run.scores)}: mean {scores.mean():.2f}, "
-                         f"std {scores.std():.2f}, min {scores.min():.2f}, max {scores.max():.2f}")
+            recent = run.scores_array()[-window:]
+            if run.settings.own_episodes:  # one score an agent-episode
+                self.say(f"Last {len(recent)} agent-episodes of {len(run.scores)}: mean {recent.mean():.2f}, "
+                         f"std {recent.std():.2f}, min {recent.min():.2f}, max {recent.max():.2f}")
                 return
             self.say(f"{window}-episode average per agent (last {min(window, len(run.scores))} episodes):")
-            self.say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(last)))
+            self.say("  " + "  ".join(f"{i}:{v:.2f}" for i, v in enumerate(recent.mean(axis=0))))
 
 
 class MetricsLog(Callback):
