@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -98,3 +99,23 @@ def as_recorded(config) -> dict:
     built = Agent(33, 4, 0, buffer_size=16).config
     return replace(config, **{k: getattr(built, k) for k in ("actor_fc1", "actor_fc2", "critic_fc1", "critic_fc2")
                               if getattr(config, k) is None}).to_dict()
+
+
+def resumed_as_whole(tmp_path: Any, base: list[str], episodes: int = 3, stopped_after: int = 2) -> tuple[Any, Any]:
+    """train.py ``base`` for ``episodes`` in one go (``whole``) and, in another folder, for ``stopped_after``
+    then ``--resume`` to ``episodes`` (``parts``); asserts the two end with the same scores.csv and, bit for bit,
+    the same checkpoints (``base`` must save the buffer: ``--save-buffer``). The two folders, for more checks."""
+    import torch
+
+    import train as train_mod
+
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train_mod.main([*base, "--episodes", str(episodes), "--out", str(whole)]) == 0
+    assert train_mod.main([*base, "--episodes", str(stopped_after), "--out", str(parts)]) == 0
+    assert train_mod.main(["--resume", str(parts), "--episodes", str(episodes), "--no-progress", "--quiet"]) == 0
+    a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(a, np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1))
+    for name in ("checkpoint_actor.pth", "checkpoint_critic.pth"):
+        x, y = torch.load(whole / name), torch.load(parts / name)
+        assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x), name
+    return whole, parts

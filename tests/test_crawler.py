@@ -16,6 +16,7 @@ from crawler import observation as obs
 from crawler import scene
 from crawler.environment import ACTION_SIZE, BRAIN_NAME, CrawlerEnvironment
 from crawler.mjcf import LEG_RADIUS, LOWER_CENTRE, LOWER_HALF, PARTS
+from tests._agent_helpers import resumed_as_whole
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITY_PYTHON = ROOT / ".venv-unity" / "bin" / "python"
@@ -263,24 +264,14 @@ def test_the_genuine_client_plays_the_standin_until_an_agent_is_done() -> None:
 
 # ------------------------------------------------------------ train.py, resume, watch, evaluate
 def test_train_resumes_a_crawler_run_exactly_and_watch_and_evaluate_replay_it(tmp_path) -> None:
-    import torch
-
     import evaluate as evaluate_mod
-    import train as train_mod
     import watch as watch_mod
 
     base = ["--env", "UnityCrawler-v0", "--num-envs", "3", "--max-t", "25", "--no-progress", "--quiet",
             "--save-buffer", "--config", '{"warmup": 60}']
-    whole, parts = tmp_path / "whole", tmp_path / "parts"
-    assert train_mod.main([*base, "--episodes", "3", "--out", str(whole)]) == 0
-    assert train_mod.main([*base, "--episodes", "2", "--out", str(parts)]) == 0
-    assert train_mod.main(["--resume", str(parts), "--episodes", "3", "--no-progress", "--quiet"]) == 0
+    whole, _ = resumed_as_whole(tmp_path, base)  # a stop between rounds, crawlers mid-episode, resumes exactly
     a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
-    b = np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1)
     assert a.shape[1] == 2 and len(a) >= 3  # one row per crawler-episode (each crawler's own), its score
-    np.testing.assert_array_equal(a, b)  # a stop between rounds, crawlers mid-episode, resumes exactly
-    x, y = torch.load(whole / "checkpoint_actor.pth"), torch.load(parts / "checkpoint_actor.pth")
-    assert all(torch.equal(x[k], y[k]) for k in x)
     record = json.loads((whole / "run.json").read_text())
     assert record["target_score"] == 2000.0 and record["n_agents"] == 3
     video = tmp_path / "crawler.gif"

@@ -16,6 +16,7 @@ from ddpg.variants import VariantAgent, parse_config
 from ddpg.variants.config import VariantConfig
 from ddpg.variants.normalise import CLIP, ObservationNorm
 from ddpg_agent import Agent, DDPGConfig
+from tests._agent_helpers import resumed_as_whole
 
 SMALL = {"buffer_size": 2000, "batch_size": 16, "warmup": 32, "learn_every": 2, "learn_updates": 2}
 
@@ -140,22 +141,12 @@ def test_the_removed_fixed_normalisation_is_still_refused_in_one_line(tmp_path) 
 
 def test_a_run_resumes_exactly_and_evaluate_and_watch_apply_its_statistics(tmp_path) -> None:
     import evaluate as evaluate_mod
-    import train as train_mod
     import watch as watch_mod
     from ddpg.agents import agent_from_run
 
     base = ["--env", "UnityCrawler-v0", "--num-envs", "2", "--max-t", "25", "--no-progress", "--quiet",
             "--save-buffer", "--config", json.dumps({"obs_norm": True, "warmup": 40, "batch_size": 16})]
-    whole, parts = tmp_path / "whole", tmp_path / "parts"
-    assert train_mod.main([*base, "--episodes", "3", "--out", str(whole)]) == 0
-    assert train_mod.main([*base, "--episodes", "2", "--out", str(parts)]) == 0
-    assert train_mod.main(["--resume", str(parts), "--episodes", "3", "--no-progress", "--quiet"]) == 0
-    a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
-    b = np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1)
-    np.testing.assert_array_equal(a, b)
-    for name in ("checkpoint_actor.pth", "checkpoint_critic.pth"):
-        x, y = torch.load(whole / name), torch.load(parts / name)
-        assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
+    whole, _ = resumed_as_whole(tmp_path, base)
     saved = torch.load(whole / "checkpoint_actor.pth")
     assert float(saved["obs_norm.count"]) > 0 and json.loads((whole / "run.json").read_text())["config"]["obs_norm"]
     agent = agent_from_run(whole)  # what evaluate.py and watch.py --run build

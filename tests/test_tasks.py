@@ -19,7 +19,7 @@ from ddpg.loop import GOOD_SCORE, train
 from ddpg.tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
-from tests._agent_helpers import as_recorded
+from tests._agent_helpers import as_recorded, resumed_as_whole
 
 COUNTDOWN_ID = "tests/Countdown-v0"
 
@@ -180,16 +180,7 @@ def test_task_settings_reach_the_run_record(tmp_path):
 
 def test_resume_of_a_gymnasium_run_continues_exactly(tmp_path):
     base = ["--env", "Pendulum-v1", "--no-progress", "--quiet", "--save-buffer", "--config", '{"warmup": 100}']
-    whole, parts = tmp_path / "whole", tmp_path / "parts"
-    assert train_mod.main([*base, "--episodes", "3", "--out", str(whole)]) == 0
-    assert train_mod.main([*base, "--episodes", "2", "--out", str(parts)]) == 0
-    assert train_mod.main(["--resume", str(parts), "--episodes", "3", "--no-progress", "--quiet"]) == 0
-    a = np.loadtxt(whole / "scores.csv", delimiter=",", skiprows=1)
-    b = np.loadtxt(parts / "scores.csv", delimiter=",", skiprows=1)
-    np.testing.assert_array_equal(a, b)
-    for name in ("checkpoint_actor.pth", "checkpoint_critic.pth"):
-        x, y = torch.load(whole / name), torch.load(parts / name)
-        assert all(torch.equal(x[k], y[k]) for k in x)
+    resumed_as_whole(tmp_path, base)
 
 
 def test_value_maps_evaluate_the_networks_on_the_grid():
