@@ -234,12 +234,15 @@ def own_record(file: Path) -> dict[str, str | None]:
 
 def _twins(found: list[Path]) -> dict[Path, list[Path]]:
     """Each result and the files that belong to it: X.json's printout X.txt (or .log, .md, .png of
-    the same stem) and its scores/metrics CSVs; a file with no JSON beside it stands alone."""
+    the same stem) and its scores/metrics CSVs; a run folder (one holding run.json) is one result,
+    its run.json, whatever else it holds; a file with no JSON beside it stands alone."""
     out_: dict[Path, list[Path]] = {}
     primary = {Path(str(f.with_suffix("")).removesuffix("_run")): f for f in found if f.suffix == ".json"}
+    runs = {f.parent: f for f in found if f.name == "run.json"}
     for f in found:
-        owner = None if f.suffix == ".json" else (primary.get(f.with_suffix(""))
-                                                  or primary.get(Path(re.sub(r"_(scores|metrics)$", "", str(f.with_suffix(""))))))
+        owner = runs.get(f.parent) if f.parent in runs else None if f.suffix == ".json" else (
+            primary.get(f.with_suffix("")) or primary.get(Path(re.sub(r"_(scores|metrics)$", "", str(f.with_suffix(""))))))
+        owner = None if owner == f else owner
         out_.setdefault(owner or f, []).extend([f] if owner else [])
     return out_
 
