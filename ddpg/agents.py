@@ -65,15 +65,21 @@ def agent_from_checkpoints(actor_path: str | os.PathLike[str], critic_path: str 
         raise ValueError(f"checkpoint {os.fspath(actor_path)} is not model.Actor's state_dict (fc1, fc2, fc3 "
                          "weights expected)") from None
     sizes = {"actor_fc1": fc1, "actor_fc2": fc2}
-    critic_layer_norm = False
+    critic_layer_norm, variants = False, {}
+    if "log_alpha" in actor:  # SAC's actor: its temperature travels with it
+        variants["sac"] = True
     if critic_path is not None:
         critic = read_state_dict(critic_path)
-        critic_layer_norm = f"{LAYER_NORM_KEY}.weight" in critic
-        if "fcs1.weight" in critic and "fc2.weight" in critic:  # model.Critic's layers
-            sizes.update(critic_fc1=critic["fcs1.weight"].shape[0], critic_fc2=critic["fc2.weight"].shape[0])
+        first = "q1." if "q1.fcs1.weight" in critic else ""  # TD3's and SAC's twin critics: both as the first
+        variants.update({"twin_critics": True} if first else {})
+        critic_layer_norm = f"{first}{LAYER_NORM_KEY}.weight" in critic
+        if f"{first}fcs1.weight" in critic and f"{first}fc2.weight" in critic:  # model.Critic's layers
+            sizes.update(critic_fc1=critic[f"{first}fcs1.weight"].shape[0], critic_fc2=critic[f"{first}fc2.weight"].shape[0])
     settings = {"buffer_size": 1024, "critic_layer_norm": critic_layer_norm, **sizes}
     if any("obs_norm" in key.split(".") for key in actor):  # the obs_norm variant's statistics: an agent applying them
-        config = parse_config({**settings, "obs_norm": True})
+        variants["obs_norm"] = True
+    if variants:
+        config = parse_config({**settings, **variants})
         return load_checkpoints(VariantAgent(state_size, action_size, seed, config=config, device=device),
                                 actor_path, critic_path)
     agent = Agent(state_size, action_size, seed, device=device, **settings)

@@ -22,7 +22,9 @@ from ddpg_agent import DDPGConfig, setting
 # --config '{"preset": "td3"}' sets these (keys given beside it override them).
 # REDQ (Chen et al. 2021): ten critics, targets from the smaller of a random two; CrossQ (Bhatt
 # et al. 2024): batch-renormalised twin critics without target networks, the actor every third update.
+# SAC (Haarnoja et al. 2018): the soft actor-critic piece (variants/sac.py) with TD3's twin critics.
 PRESETS = {"td3": {"twin_critics": True, "target_noise": 0.2, "target_noise_clip": 0.5, "policy_delay": 2},
+           "sac": {"sac": True, "twin_critics": True},
            "redq": {"ensemble": 10, "ensemble_subset": 2},
            "crossq": {"crossq": True, "twin_critics": True, "policy_delay": 3}}
 PLAIN_KEYS = frozenset(f.name for f in fields(DDPGConfig))
@@ -50,6 +52,8 @@ class VariantConfig(DDPGConfig):
     renorm_warmup: int = setting(1000, ">=0", "CrossQ: plain batch norm for this many updates, then renormalised")
     obs_norm: bool = setting(False, "bool", "observations normalised by their running mean and std (saved in the networks)",
                              network=True)
+    sac: bool = setting(False, "bool", "SAC: a tanh-squashed Gaussian actor acting by its samples, the entropy in its "
+                        "targets and loss, a learned temperature", network=True)
     goal_paths: int = setting(0, "whole", "Reacher: each episode also stored against this many more goal paths")
 
     def __post_init__(self) -> None:
@@ -74,6 +78,9 @@ class VariantConfig(DDPGConfig):
         if self.crossq and (self.batch_norm or self.critic_layer_norm):
             problems.append("crossq has its own normalisation: not combined with batch_norm or critic_layer_norm "
                             "(on by default: set it false; parse_config does for {\"crossq\": true})")
+        if self.sac and (self.exploration != "ou" or self.target_noise or self.crossq or self.batch_norm):
+            problems.append("sac acts by its own samples and targets: not combined with exploration 'gaussian' or "
+                            "'noisy', target_noise, crossq or batch_norm")
         for name, (switch, value) in registry.needs().items():  # a variant's own settings, without it
             if getattr(self, name) != getattr(type(self), name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "

@@ -25,6 +25,7 @@ from ddpg.variants.goal_paths import GoalPathsPiece
 from ddpg.variants.noisy import NoisyExploration
 from ddpg.variants.normalise import ObservationNormalisation
 from ddpg.variants.prioritized import PrioritizedReplay
+from ddpg.variants.sac import SoftActorCritic
 from ddpg.variants.twin import PolicyDelay, TargetSmoothing, TwinCritics
 
 # The parts a piece may replace or wrap, each named once: (the part that calls it in an update, or
@@ -83,6 +84,8 @@ VARIANTS: list[Variant] = [
     Variant("replay", PrioritizedReplay, "prioritized", ("per_alpha", "per_beta", "per_beta_updates", "per_eps"),
             capture_problem="prioritized replay keeps its sum tree on the host and updates it after every update",
             needs=("learn", "value_loss")),
+    Variant("sac", SoftActorCritic, needs=("td_target", "actor_loss"),
+            capture_problem="SAC's update is not yet captured as a CUDA graph, nor tried on a GPU"),
     Variant("exploration", NoisyExploration, "noisy", ("noisy_sigma0",),
             capture_problem="NoisyNet draws its weight noise from a CPU generator", needs=("learn",)),
     Variant("exploration", GaussianExploration, "gaussian"),
