@@ -360,3 +360,34 @@ def crawler_physx_rows() -> str:
 def crawler_seeds() -> list[Record]:
     """The 5-seed Crawler benchmark's seeds (crawler_5_seeds/bench_crawler_5seeds.json)."""
     return list(load("bench_crawler_5seeds.json").seeds)
+
+
+def crawler_walks(stage: str) -> dict[str, list[Record]]:
+    """The Crawler study's seeds at one stage (crawler_walks/<stage>/<candidate>/seed<k>/seed.json): each
+    candidate's, in seed order, the candidates by their median seed's greedy score, best first."""
+    found: dict[str, list[Record]] = {}
+    for name in glob(f"crawler_walks/{stage}/*/seed*/seed.json"):
+        record = load(name)
+        found.setdefault(record.candidate, []).append(record)
+    for runs in found.values():
+        runs.sort(key=lambda r: r.seed)
+    return dict(sorted(found.items(), key=lambda kv: -median([r.greedy_score for r in kv[1]])))
+
+
+def crawler_walks_table(stage: str) -> str:
+    """One row per candidate of a stage of the study, and Reacher's settings at the same budget (the
+    crawler_5_seeds study's DDPG): each seed's greedy mean over its crawler-episodes, their median, and
+    each seed's transitions and wall-clock (minutes; "x2": beside another seed, each on one core)."""
+    def row(name: str, what: str, runs: list[Record], jobs: int | None) -> list[str]:
+        scores = [r.greedy_score for r in runs]
+        walls = ", ".join(f"{r.wall_s / 60:.0f}" for r in runs)
+        return [f"`{name}`", what, ", ".join(str(r.seed) for r in runs), ", ".join(f"{s:.1f}" for s in scores),
+                f"**{median(scores):.1f}**", f"{max(r.env_steps for r in runs):,}",
+                walls + ("" if jobs in (None, 1) else f" (x{jobs})")]
+
+    rows_ = [row(name, runs[0].why, runs, max(r.jobs for r in runs)) for name, runs in crawler_walks(stage).items()]
+    base = load("bench_crawler_5seeds.json")
+    rows_.append(row("reacher", "the baseline: DDPGConfig's defaults, tuned on Reacher (`crawler_5_seeds/`)",
+                     list(base.seeds), None))
+    return table(["candidate", "settings", "seeds", "greedy mean of each seed", "median", "transitions a seed",
+                  "minutes a seed"], rows_)
