@@ -16,6 +16,9 @@ study's ``study.toml`` gains the seed's entry, and with ``--commit`` the seed's 
 committed at once, alone, so a stop loses at most the seeds running. A seed whose ``seed.json``
 is committed (or, without ``--commit``, exists) is skipped: run the same command again to go on.
 
+To stop between seeds, create ``runs/crawler_walks/STOP``: no seed starts while it exists; those
+running finish and are kept (the file is removed when the runner ends).
+
 ``--jobs 2`` runs two seeds side by side, each environment on one thread (``CRAWLER_THREADS``):
 more transitions an hour from two cores than one seed at a time, whose updates use one. A seed's
 wall-clock beside another is then an upper bound on its time alone.
@@ -66,6 +69,7 @@ SAC = {"preset": "sac", "gamma": 0.99, "obs_norm": True, "lr_actor": 3e-4, "lr_c
 CANDIDATES: dict[str, dict[str, Any]] = {
     "sac_wide": {**SAC, **WIDE, "learn_updates": 40},
     "sac": SAC,
+    "sac3": {**SAC, "learn_updates": 60},
     "td3_wide": {"preset": "td3", "gamma": 0.99, "obs_norm": True, **WIDE, "learn_updates": 40},
     "g99_norm_td3": {"preset": "td3", "gamma": 0.99, "obs_norm": True},
     "g99_norm": {"gamma": 0.99, "obs_norm": True},
@@ -75,12 +79,17 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation, learning rates "
                    "3e-4, 256-unit networks and 2 updates a decision",
        "sac": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation and learning rates 3e-4",
+       "sac3": "SAC as `sac`, with 3 updates a decision (the update-to-data ratio of the SAC reported to walk)",
        "td3_wide": "TD3 with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision",
        "g99_norm_td3": "TD3 (twin critics, target smoothing, the actor every second update) with gamma 0.99 and "
                        "observation normalisation",
        "g99_norm": "gamma 0.99 and running mean/std observation normalisation (velocities near 10 beside unit vectors)",
        "g99": "a discount fit for 1000-decision episodes: gamma 0.99, a horizon of ~100 decisions, not ~20",
        "ddpg_wide": "DDPG with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision"}
+
+
+def stop_file() -> Path:
+    return RUNS / "STOP"
 
 
 def seed_dir(stage: str, candidate: str, seed: int) -> Path:
@@ -186,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     commit = _git("rev-parse", "--short", "HEAD").stdout.strip()
     lock = threading.Lock()
 
-    def one(candidate: str, seed: int) -> bool:
+    def one(candidate: str, seed: int) -> bool | None:
+        if stop_file().exists():
+            return None  # not started
         config = json.dumps(CANDIDATES[candidate]) if CANDIDATES[candidate] else None
         try:
             result = run_seed(seed, stage.transitions, RUNS / args.stage / candidate, config)
@@ -207,8 +218,11 @@ def main(argv: list[str] | None = None) -> int:
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         ok = [future.result() for future in [pool.submit(one, c, s) for c, s in todo]]
+    if None in ok:
+        print(f"stopped by {stop_file()}: {ok.count(None)} seed(s) not started; run the same command to go on")
+        stop_file().unlink(missing_ok=True)
     status()
-    return 0 if all(ok) else 1
+    return 0 if False not in ok else 1
 
 
 if __name__ == "__main__":

@@ -118,3 +118,23 @@ def test_unknown_candidate_is_one_line(study, capsys):
     with pytest.raises(SystemExit) as stop:
         walks.main(["--candidates", "g99,nope"])
     assert stop.value.code == 2 and "nope" in capsys.readouterr().err
+
+
+def test_a_stop_file_starts_no_more_seeds(study, capsys):
+    _, calls, _ = study
+    real = walks.run_seed
+
+    def stop_after_first(*args, **kwargs):
+        walks.stop_file().parent.mkdir(parents=True, exist_ok=True)
+        walks.stop_file().touch()  # asked to stop while the first seed runs
+        return real(*args, **kwargs)
+
+    walks.run_seed = stop_after_first
+    try:
+        assert walks.main(["--candidates", "g99", "--seeds", "0,1,2"]) == 0
+    finally:
+        walks.run_seed = real
+    assert [c[0] for c in calls] == [0] and walks.seed_dir("screen", "g99", 0).joinpath("seed.json").is_file()
+    assert "2 seed(s) not started" in capsys.readouterr().out and not walks.stop_file().exists()
+    walks.main(["--candidates", "g99", "--seeds", "0,1,2"])  # the same command goes on
+    assert [c[0] for c in calls] == [0, 1, 2]
