@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benchmarks.catalogue import Record, ResultError, ep, files, glob, load, median, rel, seeds, short, table, text
+from benchmarks.catalogue import RESULTS, Record, ResultError, ep, files, glob, load, median, rel, seeds, short, table, text
 
 # The 20-arm defaults over seeds 0-19 (each the next's predecessor: "today" is the agent's own update, "gamma095"
 # the same settings on the retired hand-written CPU learner), and the one-arm settings' runs.
@@ -366,7 +366,7 @@ def crawler_walks(stage: str) -> dict[str, list[Record]]:
     """The Crawler study's seeds at one stage (crawler_walks/<stage>/<candidate>/seed<k>/seed.json): each
     candidate's, in seed order, the candidates by their median seed's greedy score, best first."""
     found: dict[str, list[Record]] = {}
-    for name in glob(f"crawler_walks/{stage}/*/seed*/seed.json"):
+    for name in sorted(p.relative_to(RESULTS).as_posix() for p in RESULTS.glob(f"crawler_walks/{stage}/*/seed*/seed.json")):
         record = load(name)
         found.setdefault(record.candidate, []).append(record)
     for runs in found.values():
@@ -386,8 +386,11 @@ def crawler_walks_table(stage: str) -> str:
                 walls + ("" if jobs in (None, 1) else f" (x{jobs})")]
 
     rows_ = [row(name, runs[0].why, runs, max(r.jobs for r in runs)) for name, runs in crawler_walks(stage).items()]
-    base = load("bench_crawler_5seeds.json")
-    rows_.append(row("reacher", "the baseline: DDPGConfig's defaults, tuned on Reacher (`crawler_5_seeds/`)",
-                     list(base.seeds), None))
+    if stage == "screen":  # Reacher's settings were run at the screen's budget
+        base = load("bench_crawler_5seeds.json")
+        rows_.append(row("reacher", "the baseline: DDPGConfig's defaults, tuned on Reacher (`crawler_5_seeds/`)",
+                         list(base.seeds), None))
+    if not rows_:
+        return f"No seed of the {stage} stage is committed yet."
     return table(["candidate", "settings", "seeds", "greedy mean of each seed", "median", "transitions a seed",
                   "minutes a seed"], rows_)
