@@ -49,16 +49,28 @@ def _curve(metrics: list[dict[str, str]]) -> list[dict[str, float]]:
              "avg100": round(float(m["average100"]), 3)} for m in metrics if m["average100"] != ""]
 
 
-def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None, eval_episodes: int = 2) -> dict[str, Any]:
-    """Train one seed (with train.py's --config, if given) and score its final actor."""
+def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None, eval_episodes: int = 2,
+             save_buffer: bool = False, resume: bool = False) -> dict[str, Any]:
+    """Train one seed (with train.py's --config, if given) and score its final actor. With ``resume``, a
+    run already in the seed's folder goes on from its last save (``train.py --resume``: exactly as if never
+    stopped when it saves its buffer, ``save_buffer``) rather than starting again, and a finished one is
+    only scored; its wall-clock is then the run's own (run.json's, over its parts)."""
     out = runs / f"seed{seed}"
-    command = [sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
-               "--max-env-steps", str(max_env_steps), "--episodes", "100000", "--out", str(out), "--force",
-               "--quiet", "--no-progress", *(["--config", config] if config else [])]
+    command: list[str] | None = [
+        sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
+        "--max-env-steps", str(max_env_steps), "--episodes", "100000", "--out", str(out), "--force",
+        "--quiet", "--no-progress", *(["--config", config] if config else []), *(["--save-buffer"] if save_buffer else [])]
+    resumed = resume and (out / "run.json").is_file()
+    if resumed:
+        finished = json.loads((out / "run.json").read_text()).get("finished")
+        command = None if finished else [sys.executable, "train.py", "--resume", str(out), "--quiet", "--no-progress"]
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    if command is not None:
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     record = json.loads((out / "run.json").read_text())
+    if resumed:
+        wall = record["wall_time_s"]
     with open(out / "metrics.csv") as f:
         metrics = list(csv.DictReader(f))
     import torch
@@ -77,7 +89,8 @@ def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = Non
             "final_avg100": curve[-1]["avg100"] if curve else None,
             "greedy_score": round(float(greedy["mean"]), 3),
             "greedy": {k: greedy[k] for k in ("episodes", "mean", "std", "min", "max")},
-            "run": out.relative_to(ROOT).as_posix() if out.is_relative_to(ROOT) else str(out), "curve": curve}
+            "resumed": resumed, "run": out.relative_to(ROOT).as_posix() if out.is_relative_to(ROOT) else str(out),
+            "curve": curve}
 
 
 def main(argv: list[str] | None = None) -> int:

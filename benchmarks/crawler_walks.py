@@ -13,7 +13,9 @@ A seed is ``benchmarks.bench_crawler.run_seed``: a plain ``train.py --env UnityC
 checkpoints and the curve), ``evaluation.json``, and ``seed.json``: the candidate, its settings,
 the greedy score, the training curve, the wall-clock and how many seeds ran beside it. The
 study's ``study.toml`` gains the seed's entry, and with ``--commit`` the seed's files are
-committed at once, alone, so a stop loses at most the seeds running. A seed whose ``seed.json``
+committed at once, alone. A final-stage seed (40 minutes or so) saves its replay buffer with its
+training state, so a seed stopped midway (the session's end) goes on from its last save, exactly
+(``train.py --resume``), when the runner is run again; a screen seed starts again. A seed whose ``seed.json``
 is committed (or, without ``--commit``, exists) is skipped: run the same command again to go on.
 
 To stop between seeds, create ``runs/crawler_walks/STOP``: no seed starts while it exists; those
@@ -54,10 +56,11 @@ class Stage:
     transitions: int  # environment steps of the 12 crawlers per seed
     seeds: tuple[int, ...]
     what: str
+    resumable: bool = False  # save the buffer, so a seed stopped midway goes on from its last save, exactly
 
 
 STAGES = {"screen": Stage(300_000, (0, 1, 2), "each candidate at 300,000 transitions over 3 seeds"),
-          "final": Stage(1_000_000, (0, 1, 2, 3, 4), "the recipe at 1,000,000 transitions over 5 seeds")}
+          "final": Stage(1_000_000, (0, 1, 2, 3, 4), "the recipe at 1,000,000 transitions over 5 seeds", resumable=True)}
 
 # The candidates, from the changes the evidence ranks first (issue 76): a discount fit for a
 # 1000-decision episode, observation normalisation, TD3 or SAC (the one off-policy method known to
@@ -200,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             return None  # not started
         config = json.dumps(CANDIDATES[candidate]) if CANDIDATES[candidate] else None
         try:
-            result = run_seed(seed, stage.transitions, RUNS / args.stage / candidate, config)
+            result = run_seed(seed, stage.transitions, RUNS / args.stage / candidate, config,
+                              save_buffer=stage.resumable, resume=stage.resumable)
         except subprocess.CalledProcessError as e:  # one seed's failure is reported; the others go on
             print(f"{args.stage} {candidate} seed {seed}: failed ({' '.join(map(str, e.cmd[:3]))} ... exited {e.returncode}); "
                   f"its run folder is under {RUNS / args.stage / candidate}", flush=True)

@@ -41,8 +41,11 @@ def study(tmp_path, monkeypatch):
     calls: list[tuple[int, int, str | None]] = []
     failing: set[int] = set()
 
-    def run_seed(seed: int, transitions: int, runs: Path, config: str | None = None) -> dict:
+    def run_seed(seed: int, transitions: int, runs: Path, config: str | None = None, save_buffer: bool = False,
+                 resume: bool = False) -> dict:
         calls.append((seed, transitions, config))
+        assert save_buffer == resume == walks.STAGES["final"].resumable if transitions == walks.STAGES["final"].transitions \
+            else not (save_buffer or resume)
         if seed in failing:
             raise subprocess.CalledProcessError(1, ["python", "train.py", "--seed", str(seed)])
         out = runs / f"seed{seed}"
@@ -138,3 +141,42 @@ def test_a_stop_file_starts_no_more_seeds(study, capsys):
     assert "2 seed(s) not started" in capsys.readouterr().out and not walks.stop_file().exists()
     walks.main(["--candidates", "g99", "--seeds", "0,1,2"])  # the same command goes on
     assert [c[0] for c in calls] == [0, 1, 2]
+
+
+def test_a_final_seed_saves_its_buffer_and_goes_on_from_its_last_save(tmp_path, monkeypatch):
+    """bench_crawler.run_seed with resume: a fresh seed starts with --force (and --save-buffer), an unfinished run
+    in its folder goes on with train.py --resume, a finished one is only scored (its own wall-clock kept)."""
+    from benchmarks import bench_crawler
+
+    commands: list[list[str]] = []
+
+    def fake_run(command, **_):
+        commands.append([str(c) for c in command])
+        if "--resume" in command:
+            return subprocess.CompletedProcess(command, 0)
+        out = Path(command[command.index("--out") + 1])
+        if "evaluate.py" in command[1]:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "evaluation.json").write_text(json.dumps({"episodes": 24, "mean": 1.0, "std": 0.0, "min": 1, "max": 1}))
+        elif "--resume" not in command:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "run.json").write_text(json.dumps({"env_steps": 2400, "finished": True, "wall_time_s": 9.0}))
+            (out / "metrics.csv").write_text("episode,average100,env_steps,wall_s\n")
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(bench_crawler.subprocess, "run", fake_run)
+    import torch
+
+    monkeypatch.setattr(torch, "load", lambda *a, **k: {"agent": {"t_step": 200}})  # the run's training state
+    runs = tmp_path / "runs"
+    first = bench_crawler.run_seed(0, 2400, runs, save_buffer=True, resume=True)
+    assert "--force" in commands[0] and "--save-buffer" in commands[0] and not first["resumed"]
+    record = json.loads((runs / "seed0" / "run.json").read_text())
+    (runs / "seed0" / "run.json").write_text(json.dumps({**record, "finished": False}))  # stopped midway
+    commands.clear()
+    bench_crawler.run_seed(0, 2400, runs, save_buffer=True, resume=True)
+    assert commands[0][1:4] == ["train.py", "--resume", str(runs / "seed0")] and "--force" not in commands[0]
+    (runs / "seed0" / "run.json").write_text(json.dumps({**record, "finished": True, "wall_time_s": 123.0}))
+    commands.clear()
+    done = bench_crawler.run_seed(0, 2400, runs, save_buffer=True, resume=True)
+    assert [c[1] for c in commands] == ["evaluate.py"] and done["resumed"] and done["wall_s"] == 123.0
