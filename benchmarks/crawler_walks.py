@@ -71,6 +71,8 @@ WIDE = {"actor_fc1": 256, "actor_fc2": 256, "critic_fc1": 256, "critic_fc2": 256
 SAC = {"preset": "sac", "gamma": 0.99, "obs_norm": True, "lr_actor": 3e-4, "lr_critic": 3e-4}
 CANDIDATES: dict[str, dict[str, Any]] = {
     "sac_wide": {**SAC, **WIDE, "learn_updates": 40},
+    "sac_wide_n5": {**SAC, **WIDE, "learn_updates": 40, "n_step": 5},
+    "sac_wide_lr1e3": {**SAC, **WIDE, "learn_updates": 40, "lr_actor": 1e-3, "lr_critic": 1e-3},
     "sac": SAC,
     "sac3": {**SAC, "learn_updates": 60},
     "td3_wide": {"preset": "td3", "gamma": 0.99, "obs_norm": True, **WIDE, "learn_updates": 40},
@@ -81,6 +83,8 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 }
 WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation, learning rates "
                    "3e-4, 256-unit networks and 2 updates a decision",
+       "sac_wide_n5": "`sac_wide` with 5-step returns, not 3",
+       "sac_wide_lr1e3": "`sac_wide` with learning rates 1e-3, not 3e-4",
        "sac": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation and learning rates 3e-4",
        "sac3": "SAC as `sac`, with 3 updates a decision (the update-to-data ratio of the SAC reported to walk)",
        "td3_wide": "TD3 with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision",
