@@ -75,7 +75,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
         parser.error(str(exc))
     if cfg.unity is not None and not Path(cfg.unity).exists():
         parser.error(f"--unity: no such file: {cfg.unity}; expected the path of a Reacher Unity binary")
-    torch.set_num_threads(1)  # small matrices: one thread per op is fastest on a small CPU
+    torch.set_num_threads(cfg.threads)  # 1 unless --threads: small matrices run fastest on one thread per op
     torch.manual_seed(cfg.seed)  # and the global streams an edit may draw from (np.random, random): a seed repeats
     random.seed(cfg.seed)
     np.random.seed([cfg.seed & 0xFFFFFFFF, cfg.seed >> 32])  # noqa: NPY002 (seeds up to 2**63 - 1, in 32-bit words)

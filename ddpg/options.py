@@ -103,6 +103,10 @@ def _resumable_options(g: argparse._ArgumentGroup) -> None:
                         "one million transitions (the default buffer is full after 50 episodes of 20 arms); off by "
                         "default; on --resume, as the run's last save did (--no-save-buffer turns it off)")
     add_device_option(g)  # type: ignore[arg-type]
+    g.add_argument("--threads", type=positive_int, default=None,
+                   help="PyTorch's threads for acting and learning (default 1, the fastest for 128-unit networks; wider "
+                        "ones can gain from 2 on 2 cores, as benchmarks/bench_learn_threads.py measures); a resume keeps "
+                        "the run's own unless given; --reproducible pins 1")
     g.add_argument("--learner", choices=LEARNERS, default="auto",
                    help="how updates run (ddpg/backends): 'auto' (default) 'readable' on the CPU, 'graph-overlap' on "
                         "CUDA; 'graph' the update of ddpg_agent.py captured as a CUDA graph; "

@@ -42,6 +42,7 @@ class RunConfig:
     save_every: int = 10
     save_buffer: bool = False
     reproducible: bool = False
+    threads: int = 1  # PyTorch's (torch.set_num_threads), for acting and learning
     animate: bool = False
     animate_every: int = 5
     tensorboard: str | None = None
@@ -119,7 +120,7 @@ def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None,
         raise ValueError(f"--config: {problem}")
     return _config(args, given, env_id, n_agents, args.seed, args.learner,
                    str(resolve_device(args.device)), agent, loop, args.out, args.reproducible, args.save_every,
-                   args.save_buffer, command, extra)
+                   args.save_buffer, command, extra, threads=args.threads or 1)
 
 
 def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, command: str) -> RunConfig:
@@ -164,7 +165,7 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
                          "buffer_size (--config) and --force")
     return _config(args, given, env_id, record.n_agents, record.seed, learner, device, agent, loop,
                    args.resume, record.reproducible, save_every, save_buffer, command, extra, resume=args.resume,
-                   unity=record.unity)
+                   unity=record.unity, threads=args.threads if "--threads" in given else record.threads or 1)
 
 
 def _agent_config(task: Task | None, overrides: dict[str, Any]) -> DDPGConfig:
@@ -192,12 +193,15 @@ def _buffer_problem(agent: DDPGConfig, n_agents: int, max_t: int) -> str | None:
 def _config(args: argparse.Namespace, given: set[str], env_id: str, n_agents: int, seed: int, learner: str,
             device: str, agent: DDPGConfig, loop: LoopSettings, out: str, reproducible: bool, save_every: int,
             save_buffer: bool, command: str, record: dict[str, Any], resume: str | None = None,
-            unity: str | None = None) -> RunConfig:
+            unity: str | None = None, threads: int = 1) -> RunConfig:
     if args.animate and env_id == DEFAULT_ENV:
         raise ValueError("--animate needs a Gymnasium task with a 2-D observation, e.g. --env MountainCarContinuous-v0")
+    if reproducible and threads != 1:
+        raise ValueError(f"--threads: --reproducible pins one thread per operation (so sums split alike on every "
+                         f"machine); leave --threads out or pass 1, got {threads}")
     return RunConfig(env_id, n_agents, seed, learner, device, agent, loop, out,
                      unity=args.unity if resume is None else unity, resume=resume,
-                     force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible,
+                     force=args.force, save_every=save_every, save_buffer=save_buffer, reproducible=reproducible, threads=threads,
                      animate=args.animate, animate_every=args.animate_every, tensorboard=args.tensorboard,
                      quiet=args.quiet, progress=not args.no_progress, command=command, record=record)
 

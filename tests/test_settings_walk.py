@@ -34,7 +34,7 @@ REACHER = {"--seed": "7", "--agents": "2", "--max-t": "15", "--target": "12.5",
            "--reproducible": None, "--episodes": "2", "--max-env-steps": "100000", "--no-stop": None,
            "--save-every": "1", "--save-buffer": None, "--device": "cpu", "--learner": "readable"}
 GYM = {"--env": "Pendulum-v1", "--num-envs": "2", "--max-t": "12", "--config": json.dumps(QUICK), "--episodes": "1",
-       "--learner": "readable"}
+       "--learner": "readable", "--threads": "2"}
 NOT_WALKED = {"--unity": "needs the Unity client: test_unity_is_recorded_and_restored below"}
 # What differs between a run and its resume by construction, not by a setting.
 PER_RUN = {"resume", "out", "force", "command", "record", "quiet", "progress", "animate", "animate_every",
@@ -134,3 +134,11 @@ def test_unity_is_recorded_and_restored(tmp_path) -> None:
                        **{k: v for k, v in first.record.items() if k in ("unity", "task_why")})
     back = _resolve(["--resume", str(tmp_path)], RunRecord.from_dict(json.loads(json.dumps(record.to_dict()))))
     assert back.unity == str(binary)
+
+
+def test_threads_are_one_unless_given_and_refused_beside_reproducible() -> None:
+    assert _resolve([]).threads == 1 and _resolve(["--threads", "2"]).threads == 2
+    assert _resolve(["--reproducible", "--threads", "1"]).threads == 1
+    with pytest.raises(ValueError, match="--threads") as info:
+        _resolve(["--reproducible", "--threads", "2"])
+    assert "\n" not in str(info.value)
