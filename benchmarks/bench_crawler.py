@@ -50,16 +50,18 @@ def _curve(metrics: list[dict[str, str]]) -> list[dict[str, float]]:
 
 
 def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None, eval_episodes: int = 2,
-             save_buffer: bool = False, resume: bool = False) -> dict[str, Any]:
+             save_buffer: bool = False, resume: bool = False, threads: int = 1) -> dict[str, Any]:
     """Train one seed (with train.py's --config, if given) and score its final actor. With ``resume``, a
     run already in the seed's folder goes on from its last save (``train.py --resume``: exactly as if never
     stopped when it saves its buffer, ``save_buffer``) rather than starting again, and a finished one is
-    only scored; its wall-clock is then the run's own (run.json's, over its parts)."""
+    only scored; its wall-clock is then the run's own (run.json's, over its parts). ``threads``: train.py's
+    --threads (PyTorch's)."""
     out = runs / f"seed{seed}"
     command: list[str] | None = [
         sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
         "--max-env-steps", str(max_env_steps), "--episodes", "100000", "--out", str(out), "--force",
-        "--quiet", "--no-progress", *(["--config", config] if config else []), *(["--save-buffer"] if save_buffer else [])]
+        "--quiet", "--no-progress", *(["--config", config] if config else []), *(["--save-buffer"] if save_buffer else []),
+        *(["--threads", str(threads)] if threads != 1 else [])]
     resumed = resume and (out / "run.json").is_file()
     if resumed:
         finished = json.loads((out / "run.json").read_text()).get("finished")

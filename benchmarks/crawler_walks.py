@@ -21,9 +21,11 @@ is committed (or, without ``--commit``, exists) is skipped: run the same command
 To stop between seeds, create ``runs/crawler_walks/STOP``: no seed starts while it exists; those
 running finish and are kept (the file is removed when the runner ends).
 
-``--jobs 2`` runs two seeds side by side, each environment on one thread (``CRAWLER_THREADS``):
-more transitions an hour from two cores than one seed at a time, whose updates use one. A seed's
-wall-clock beside another is then an upper bound on its time alone.
+``--jobs 2`` runs two seeds side by side, each environment on one thread (``CRAWLER_THREADS``)
+and PyTorch on one: more transitions an hour from two cores than one seed at a time. A seed's
+wall-clock beside another is then an upper bound on its time alone. ``--jobs 1`` (the default)
+runs a seed alone, its environment on both cores and its updates on two PyTorch threads
+(``train.py --threads 2``): what a seed's 40 minutes are measured by.
 """
 
 from __future__ import annotations
@@ -136,6 +138,7 @@ def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], job
                f" --jobs {jobs}")
     record = {"stage": stage, "candidate": candidate, "why": WHY[candidate], "config": config, "seed": seed,
               "transitions": result["env_steps"], "wall_s": result["wall_s"], "jobs": jobs,
+              "torch_threads": json.loads((out / "run.json").read_text()).get("threads"),
               "crawler_threads": int(os.environ.get("CRAWLER_THREADS", "0") or 0) or None,
               "git_commit": commit, "command": command, "machine": machine,
               "mlagents_benchmark": 2000.0, **{k: v for k, v in result.items() if k not in ("seed", "run")}}
@@ -197,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     todo = [(c, s) for s in seeds for c in candidates if not done(args.stage, c, s, args.commit)]
     print(f"{args.stage}: {len(todo)} seed(s) to run ({stage.transitions:,} transitions each), "
           f"{len(seeds) * len(candidates) - len(todo)} already in", flush=True)
+    threads = 3 - args.jobs  # PyTorch's: two for a seed alone, one each for two side by side
     if args.jobs > 1:
         os.environ["CRAWLER_THREADS"] = "1"  # the seeds' environments share the cores
     commit = _git("rev-parse", "--short", "HEAD").stdout.strip()
@@ -208,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         config = json.dumps(CANDIDATES[candidate]) if CANDIDATES[candidate] else None
         try:
             result = run_seed(seed, stage.transitions, RUNS / args.stage / candidate, config,
-                              save_buffer=stage.resumable, resume=stage.resumable)
+                              save_buffer=stage.resumable, resume=stage.resumable, threads=threads)
         except subprocess.CalledProcessError as e:  # one seed's failure is reported; the others go on
             print(f"{args.stage} {candidate} seed {seed}: failed ({' '.join(map(str, e.cmd[:3]))} ... exited {e.returncode}); "
                   f"its run folder is under {RUNS / args.stage / candidate}", flush=True)

@@ -40,10 +40,15 @@ def study(tmp_path, monkeypatch):
     monkeypatch.setattr(catalogue, "RESULTS", results)
     calls: list[tuple[int, int, str | None]] = []
     failing: set[int] = set()
+    jobs = [1]  # the --jobs of the last main() call
+    main = walks.main
+    monkeypatch.setattr(walks, "main", lambda argv: (jobs.append(int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv
+                                                                  else 1), main(argv))[1])
 
     def run_seed(seed: int, transitions: int, runs: Path, config: str | None = None, save_buffer: bool = False,
-                 resume: bool = False) -> dict:
+                 resume: bool = False, threads: int = 1) -> dict:
         calls.append((seed, transitions, config))
+        assert threads == 3 - jobs[-1]
         assert save_buffer == resume == walks.STAGES["final"].resumable if transitions == walks.STAGES["final"].transitions \
             else not (save_buffer or resume)
         if seed in failing:
