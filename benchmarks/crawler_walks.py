@@ -74,6 +74,7 @@ SAC = {"preset": "sac", "gamma": 0.99, "obs_norm": True, "lr_actor": 3e-4, "lr_c
 CANDIDATES: dict[str, dict[str, Any]] = {
     "sac_wide": {**SAC, **WIDE, "learn_updates": 40},
     "sac_wide_n5": {**SAC, **WIDE, "learn_updates": 40, "n_step": 5},
+    "sac_wide_n10": {**SAC, **WIDE, "learn_updates": 40, "n_step": 10},
     "sac_wide_lr1e3": {**SAC, **WIDE, "learn_updates": 40, "lr_actor": 1e-3, "lr_critic": 1e-3},
     "sac": SAC,
     "sac3": {**SAC, "learn_updates": 60},
@@ -86,6 +87,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation, learning rates "
                    "3e-4, 256-unit networks and 2 updates a decision",
        "sac_wide_n5": "`sac_wide` with 5-step returns, not 3",
+       "sac_wide_n10": "`sac_wide` with 10-step returns, not 3",
        "sac_wide_lr1e3": "`sac_wide` with learning rates 1e-3, not 3e-4",
        "sac": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation and learning rates 3e-4",
        "sac3": "SAC as `sac`, with 3 updates a decision (the update-to-data ratio of the SAC reported to walk)",
