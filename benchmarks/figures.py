@@ -376,13 +376,14 @@ def crawler_walks(stage: str) -> dict[str, list[Record]]:
 
 def crawler_walks_table(stage: str) -> str:
     """One row per candidate of a stage of the study, and Reacher's settings at the same budget (the
-    crawler_5_seeds study's DDPG): each seed's greedy mean over its crawler-episodes, their median, and
-    each seed's transitions and wall-clock (minutes; "x2": beside another seed, each on one core)."""
+    crawler_5_seeds study's DDPG): each seed's greedy mean over its crawler-episodes, their median, its
+    training average at the end (noisy too, but over 100 crawler-episodes), and each seed's transitions
+    and wall-clock (minutes; "x2": beside another seed, each on one core)."""
     def row(name: str, what: str, runs: list[Record], jobs: int | None) -> list[str]:
         scores = [r.greedy_score for r in runs]
         walls = ", ".join(f"{r.wall_s / 60:.0f}" for r in runs)
         return [f"`{name}`", what, ", ".join(str(r.seed) for r in runs), ", ".join(f"{s:.1f}" for s in scores),
-                f"**{median(scores):.1f}**", f"{max(r.env_steps for r in runs):,}",
+                f"**{median(scores):.1f}**", ", ".join(f"{r.final_avg100:.1f}" for r in runs), f"{max(r.env_steps for r in runs):,}",
                 walls + ("" if jobs in (None, 1) else f" (x{jobs})")]
 
     rows_ = [row(name, runs[0].why, runs, max(r.jobs for r in runs)) for name, runs in crawler_walks(stage).items()]
@@ -392,5 +393,5 @@ def crawler_walks_table(stage: str) -> str:
                          list(base.seeds), None))
     if not rows_:
         return f"No seed of the {stage} stage is committed yet."
-    return table(["candidate", "settings", "seeds", "greedy mean of each seed", "median", "transitions a seed",
-                  "minutes a seed"], rows_)
+    return table(["candidate", "settings", "seeds", "greedy mean of each seed", "median",
+                  "training average at the end (100 crawler-episodes)", "transitions a seed", "minutes a seed"], rows_)
