@@ -78,6 +78,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "sac_wide_lr1e3": {**SAC, **WIDE, "learn_updates": 40, "lr_actor": 1e-3, "lr_critic": 1e-3},
     "sac": SAC,
     "sac3": {**SAC, "learn_updates": 60},
+    "sac3_n5": {**SAC, "learn_updates": 60, "n_step": 5},
     "td3_wide": {"preset": "td3", "gamma": 0.99, "obs_norm": True, **WIDE, "learn_updates": 40},
     "g99_norm_td3": {"preset": "td3", "gamma": 0.99, "obs_norm": True},
     "g99_norm": {"gamma": 0.99, "obs_norm": True},
@@ -91,6 +92,7 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac_wide_lr1e3": "`sac_wide` with learning rates 1e-3, not 3e-4",
        "sac": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation and learning rates 3e-4",
        "sac3": "SAC as `sac`, with 3 updates a decision (the update-to-data ratio of the SAC reported to walk)",
+       "sac3_n5": "`sac3` with 5-step returns, not 3",
        "td3_wide": "TD3 with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision",
        "g99_norm_td3": "TD3 (twin critics, target smoothing, the actor every second update) with gamma 0.99 and "
                        "observation normalisation",
