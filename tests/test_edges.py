@@ -483,13 +483,14 @@ def test_an_empty_out_is_refused(tmp_path, capsys, monkeypatch, script) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_options_of_the_retired_fast_learner_are_one_line_each(run_folder, tmp_path, capsys) -> None:
-    """--learner fast and --threads belonged to the hand-written CPU learner, retired: a command that
-    still gives them gets argparse's one line, naming the learners there are, and no folder."""
+def test_the_retired_fast_learner_is_one_line(run_folder, tmp_path, capsys) -> None:
+    """--learner fast was the hand-written CPU learner, retired: a command that still gives it gets
+    argparse's one line, naming the learners there are, and no folder. (Its --threads is PyTorch's
+    thread count now, for any learner: tests/test_settings_walk.py.)"""
     line = _one_line_error(capsys, lambda: train_mod.main(["--learner", "fast", "--out", str(tmp_path / "r"),
                                                            "--episodes", "1"]))
     assert "--learner" in line and "'fast'" in line and "readable" in line
-    line = _one_line_error(capsys, lambda: train_mod.main(["--threads", "1", "--out", str(tmp_path / "r"),
+    line = _one_line_error(capsys, lambda: train_mod.main(["--threads", "0", "--out", str(tmp_path / "r"),
                                                            "--episodes", "1"]))
     assert "--threads" in line
     assert not (tmp_path / "r").exists()
