@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -32,12 +31,11 @@ def measure(config: dict, threads: int, updates: int, warm: int) -> float:
     """Milliseconds per update in this process, with PyTorch on ``threads`` threads."""
     import torch
 
-    from ddpg.variants import VariantAgent, parse_config
-    from ddpg_agent import Agent
+    from ddpg.agents import make_agent
+    from ddpg.variants import parse_config
 
     torch.set_num_threads(threads)
-    cfg = parse_config({**config, "buffer_size": 50_000})
-    agent = (VariantAgent if type(cfg).__name__ != "DDPGConfig" else Agent)(STATE, ACTION, 0, config=cfg)
+    agent = make_agent("readable", (STATE, ACTION, 0), parse_config({**config, "buffer_size": 50_000}))
     rng = np.random.default_rng(0)
     for _ in range(200):
         agent.memory.add(rng.normal(size=(12, STATE)), rng.uniform(-1, 1, (12, ACTION)), rng.normal(size=12),
@@ -77,22 +75,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ms per update, median of {args.pairs}: 1 thread {one:.2f} ({', '.join(f'{t:.2f}' for t in times[1])}), "
           f"2 threads {two:.2f} ({', '.join(f'{t:.2f}' for t in times[2])}): {one / two:.2f}x")
     if args.json:
+        from ddpg import reproducible
+
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         report = {"benchmark": "bench_learn_threads", "config": config, "state_size": STATE, "action_size": ACTION,
                   "updates": args.updates, "pairs": args.pairs, "ms_per_update": {"1": times[1], "2": times[2]},
                   "median_ms": {"1": one, "2": two}, "speedup": one / two, "git_commit": commit,
                   "command": "python -m benchmarks.bench_learn_threads " + " ".join(sys.argv[1:]),
-                  "machine": {"cpu": _cpu(), "cpu_count": os.cpu_count()}}
+                  "machine": reproducible.machine()}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return 0
-
-
-def _cpu() -> str:
-    try:
-        return next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return "unknown"
 
 
 if __name__ == "__main__":

@@ -240,9 +240,11 @@ def _twins(found: list[Path]) -> dict[Path, list[Path]]:
     primary = {Path(str(f.with_suffix("")).removesuffix("_run")): f for f in found if f.suffix == ".json"}
     runs = {f.parent: f for f in found if f.name == "run.json"}
     for f in found:
-        owner = runs.get(f.parent) if f.parent in runs else None if f.suffix == ".json" else (
-            primary.get(f.with_suffix("")) or primary.get(Path(re.sub(r"_(scores|metrics)$", "", str(f.with_suffix(""))))))
-        owner = None if owner == f else owner
+        if f.parent in runs:  # a run folder's file: its run.json's (run.json itself stands alone)
+            owner = None if runs[f.parent] == f else runs[f.parent]
+        else:
+            owner = None if f.suffix == ".json" else (primary.get(f.with_suffix("")) or primary.get(
+                Path(re.sub(r"_(scores|metrics)$", "", str(f.with_suffix(""))))))
         out_.setdefault(owner or f, []).extend([f] if owner else [])
     return out_
 

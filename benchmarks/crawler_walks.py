@@ -3,7 +3,7 @@ each seed committed as it ends, so that the study runs over as many sessions as 
 
     python -m benchmarks.crawler_walks --status                  # where the study stands
     python -m benchmarks.crawler_walks --stage screen --jobs 2 --commit
-    python -m benchmarks.crawler_walks --stage final --candidates td3_wide --commit
+    python -m benchmarks.crawler_walks --stage final --candidates sac3 --commit
 
 A seed is ``benchmarks.bench_crawler.run_seed``: a plain ``train.py --env UnityCrawler-v0
 --num-envs 12`` run with the candidate's ``--config``, then ``evaluate.py --episodes 2 --agents
@@ -136,13 +136,12 @@ def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], job
         if (run / name).is_file():
             shutil.copy2(run / name, out / name)
     shutil.copy2(run.parent / f"{run.name}-eval" / "evaluation.json", out / "evaluation.json")
-    config = CANDIDATES[candidate]
-    machine = {k: json.loads((out / "run.json").read_text())["machine"][k] for k in ("cpu", "cpu_count")}
+    config, recorded = CANDIDATES[candidate], json.loads((out / "run.json").read_text())
+    machine = {k: recorded["machine"][k] for k in ("cpu", "cpu_count")}
     command = (f"python -m benchmarks.crawler_walks --stage {stage} --candidates {candidate} --seeds {seed}"
                f" --jobs {jobs}")
     record = {"stage": stage, "candidate": candidate, "why": WHY[candidate], "config": config, "seed": seed,
-              "transitions": result["env_steps"], "wall_s": result["wall_s"], "jobs": jobs,
-              "torch_threads": json.loads((out / "run.json").read_text()).get("threads"),
+              "transitions": result["env_steps"], "jobs": jobs, "torch_threads": recorded.get("threads"),
               "crawler_threads": int(os.environ.get("CRAWLER_THREADS", "0") or 0) or None,
               "git_commit": commit, "command": command, "machine": machine,
               "mlagents_benchmark": 2000.0, **{k: v for k, v in result.items() if k not in ("seed", "run")}}
@@ -202,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     stage = STAGES[args.stage]
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else list(stage.seeds)
     todo = [(c, s) for s in seeds for c in candidates if not done(args.stage, c, s, args.commit)]
-    print(f"{args.stage}: {len(todo)} seed(s) to run ({stage.transitions:,} transitions each), "
+    print(f"{args.stage} ({stage.what}): {len(todo)} seed(s) to run ({stage.transitions:,} transitions each), "
           f"{len(seeds) * len(candidates) - len(todo)} already in", flush=True)
     threads = 3 - args.jobs  # PyTorch's: two for a seed alone, one each for two side by side
     if args.jobs > 1:

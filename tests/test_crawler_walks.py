@@ -40,15 +40,10 @@ def study(tmp_path, monkeypatch):
     monkeypatch.setattr(catalogue, "RESULTS", results)
     calls: list[tuple[int, int, str | None]] = []
     failing: set[int] = set()
-    jobs = [1]  # the --jobs of the last main() call
-    main = walks.main
-    monkeypatch.setattr(walks, "main", lambda argv: (jobs.append(int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv
-                                                                  else 1), main(argv))[1])
 
     def run_seed(seed: int, transitions: int, runs: Path, config: str | None = None, save_buffer: bool = False,
                  resume: bool = False, threads: int = 1) -> dict:
-        calls.append((seed, transitions, config))
-        assert threads == 3 - jobs[-1]
+        calls.append((seed, transitions, config, threads))
         assert save_buffer == resume == walks.STAGES["final"].resumable if transitions == walks.STAGES["final"].transitions \
             else not (save_buffer or resume)
         if seed in failing:
@@ -74,6 +69,7 @@ def test_a_seed_is_kept_whole_and_indexed(study):
     _, calls, _ = study
     assert walks.main(["--stage", "screen", "--candidates", "g99", "--seeds", "0,1", "--jobs", "2"]) == 0
     assert sorted(c[0] for c in calls) == [0, 1] and {c[1] for c in calls} == {walks.STAGES["screen"].transitions}
+    assert {c[3] for c in calls} == {1}  # two side by side: PyTorch on one thread each
     assert all(json.loads(c[2]) == walks.CANDIDATES["g99"] for c in calls)
     folder = walks.seed_dir("screen", "g99", 1)
     assert sorted(p.name for p in folder.iterdir()) == sorted([*walks.RUN_FILES, "evaluation.json", "seed.json"])
@@ -94,6 +90,7 @@ def test_what_is_in_is_skipped(study):
     walks.main(["--candidates", "g99,g99_norm", "--seeds", "0"])
     walks.main(["--candidates", "g99,g99_norm", "--seeds", "0,1"])
     assert [c[0] for c in calls] == [0, 0, 1, 1]  # seed 0 of each once, then seed 1 of each
+    assert {c[3] for c in calls} == {2}  # a seed alone: PyTorch on two threads
     assert len(tomllib.loads((walks.STUDY / "study.toml").read_text())["files"]) == 4
 
 
