@@ -16,6 +16,7 @@ saved by earlier versions still resume (the fast learner's one flat Adam state i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -78,10 +79,18 @@ def threads(agent: Any) -> int:
 
 
 def settle(agent: Any) -> None:
-    """Wait for any update still running (the CUDA graph back-end's replays) before a save."""
+    """Wait for any update still running (the CUDA graph back-end's replays, the overlap back-end's
+    worker) before a save, or before anything reads or changes the agent between rounds."""
     if agent.backend is not None:
         agent.backend.settle()
         agent.backend.store_optimizers()
+
+
+def stepper(agent: Any) -> Callable[..., None]:
+    """What the loop hands each decision's transitions to: ``agent.step``, or the back-end that runs
+    it on its own thread in the same order (``ddpg/backends/overlap.py``)."""
+    submit = getattr(agent.backend, "submit", None)
+    return submit if submit is not None else agent.step
 
 
 def optimizer_state(agent: Any) -> dict[str, Any]:

@@ -211,6 +211,7 @@ def run_episodes(env: Any, brain: str, run: Run, info: Any, callbacks: Sequence[
         if number > first:  # the first episode uses the reset above
             info = env.reset(train_mode=True)[brain]
         score, steps = run_episode(env, brain, agent, info.vector_observations, run, trajectory)
+        agent_state.settle(agent)  # every step handed over has run
         if score is None:  # the step budget ran out inside this episode
             run.steps_spent = True
             break
@@ -249,6 +250,7 @@ def run_rounds(env: Any, brain: str, run: Run, callbacks: Sequence[Callback]) ->
     if run.solved_at is not None and settings.stop_when_solved:  # a resumed run that had solved: nothing to run
         return
     assert run.carry is not None
+    step = agent_state.stepper(agent)  # agent.step, or a back-end that runs it on another thread, in order
     for number in range(run.rounds + 1, settings.episodes + 1):
         if budget is not None and run.env_steps + run.n_agents > budget:  # not one decision left: no round
             run.steps_spent = True
@@ -268,7 +270,7 @@ def run_rounds(env: Any, brain: str, run: Run, callbacks: Sequence[Callback]) ->
             rewards = np.asarray(info.rewards, dtype=np.float64)
             done = np.asarray(info.local_done, dtype=bool)
             truncated = done & np.asarray(info.max_reached, dtype=bool)
-            agent.step(states, actions, rewards if scale == 1.0 else rewards * scale, next_states, done & ~truncated, truncated)
+            step(states, actions, rewards if scale == 1.0 else rewards * scale, next_states, done & ~truncated, truncated)
             run.env_steps += run.n_agents
             score += rewards
             decisions += 1
@@ -286,6 +288,7 @@ def run_rounds(env: Any, brain: str, run: Run, callbacks: Sequence[Callback]) ->
             if run.stopping:
                 break
         # The round is complete (or the run ends in it): a signal now waits until it is recorded.
+        agent_state.settle(agent)  # every step handed over has run
         signals.hold()
         run.rounds = number
         run.scores.extend(np.array([s]) for s in ended_scores)
@@ -312,7 +315,7 @@ def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
     budget = run.settings.max_env_steps
     if trajectory is not None:
         trajectory[0] = states[0]
-    middle = run.settings.max_t // 2
+    middle, step = run.settings.max_t // 2, agent_state.stepper(agent)
     for t in range(run.settings.max_t):
         if t == middle:
             faults.point("mid-episode")
@@ -327,10 +330,10 @@ def run_episode(env: Any, brain: str, agent: Agent, observations: Any, run: Run,
         done = np.asarray(info.local_done, dtype=bool)
         terminated = done & ~np.asarray(info.max_reached, dtype=bool)  # a time limit is not a terminal state
         if live.all():
-            agent.step(states, actions, learned, next_states, terminated)
+            step(states, actions, learned, next_states, terminated)
             run.env_steps += run.n_agents
         else:
-            agent.step(states[live], actions[live], learned[live], next_states[live], terminated[live])
+            step(states[live], actions[live], learned[live], next_states[live], terminated[live])
             run.env_steps += int(live.sum())
         score += rewards * live
         if trajectory is not None and live[0]:

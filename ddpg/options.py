@@ -25,7 +25,7 @@ from ddpg.device import add_device_option
 from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV, REACHER_DECISIONS
 
-LEARNERS = ("auto", "graph", "graph-overlap", "readable")  # ddpg.backends
+LEARNERS = ("auto", "graph", "graph-overlap", "overlap", "readable")  # ddpg.backends
 GPU_LEARNERS = ("graph", "graph-overlap")  # the CUDA graph back-end's two ways of running
 UNSET: object = object()  # --good-score left out: its default depends on the task
 
@@ -111,7 +111,9 @@ def _resumable_options(g: argparse._ArgumentGroup) -> None:
                    help="how updates run (ddpg/backends): 'auto' (default) 'readable' on the CPU, 'graph-overlap' on "
                         "CUDA; 'graph' the update of ddpg_agent.py captured as a CUDA graph; "
                         "'graph-overlap' the same, the environment stepping while the GPU learns (acting one learning "
-                        "step behind: a different run); 'readable' the plain-autograd update of ddpg_agent.py")
+                        "step behind: a different run); 'overlap' the plain-autograd update on a second CPU thread while the "
+                        "environment steps (acting one learning step behind: a different run); 'readable' the "
+                        "plain-autograd update of ddpg_agent.py")
 
 
 def _start_and_invocation_options(start: argparse._ArgumentGroup, now: argparse._ArgumentGroup) -> None:

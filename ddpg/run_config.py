@@ -156,7 +156,8 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
         device = str(resolve_device(recorded))
     learner = args.learner if "--learner" in given else record.learner
     on_cuda = device.split(":")[0] == "cuda"
-    if "--learner" not in given and (learner not in LEARNERS or (learner in GPU_LEARNERS and not on_cuda)):
+    if "--learner" not in given and (learner not in LEARNERS or (learner in GPU_LEARNERS and not on_cuda)
+                                   or (learner == "overlap" and on_cuda)):
         learner = "auto"  # a learner this code no longer has (the hand-written "fast" one), or a GPU one off CUDA
     agent = _agent_config(None, record.config)
     problem = _buffer_problem(agent, record.n_agents, record.max_t)  # a run.json written before this was checked

@@ -83,8 +83,10 @@ def test_auto_runs_the_agents_own_code_on_the_cpu_and_captures_it_on_cuda() -> N
     ("cpu", "graph-overlap", {}, "--learner graph-overlap captures the update as a CUDA graph: it needs --device cuda"),
     ("cuda", "auto", {"replay": "prioritized"}, "prioritized replay keeps its sum tree on the host"),
     ("cuda", "readable", {"exploration": "noisy"}, "NoisyNet draws its weight noise from a CPU generator"),
-    ("cpu", "turbo", {}, "--learner: expected one of auto, graph, graph-overlap, readable, got 'turbo'"),
-    ("cpu", "fast", {}, "--learner: expected one of auto, graph, graph-overlap, readable, got 'fast'"),
+    ("cuda", "overlap", {}, "--learner overlap runs on the CPU (on CUDA, graph-overlap overlaps)"),
+    ("cpu", "overlap", {"exploration": "noisy"}, "--learner overlap is not combined with exploration 'noisy'"),
+    ("cpu", "turbo", {}, "--learner: expected one of auto, graph, graph-overlap, overlap, readable, got 'turbo'"),
+    ("cpu", "fast", {}, "--learner: expected one of auto, graph, graph-overlap, overlap, readable, got 'fast'"),
 ])
 def test_a_learner_that_cannot_serve_the_agent_is_refused(device, learner, config, message) -> None:
     cfg = parse_config({**config, "buffer_size": 10})

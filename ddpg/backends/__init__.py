@@ -1,11 +1,14 @@
-"""How an agent's updates run: its own code, eagerly, or on CUDA that same code captured as a CUDA graph.
+"""How an agent's updates run: its own code, eagerly, on a second CPU thread, or on CUDA that same
+code captured as a CUDA graph.
 
 One agent (``ddpg_agent.Agent``, or ``variants.VariantAgent``) holds the networks, optimisers,
 buffer, n-step returns, noise and state. On the CPU nothing is attached: training calls
 ``Agent.act``, ``Agent.step`` and ``Agent.learn`` with the agent's own modules and optimisers,
 so any change a learner makes, to the code or to the objects at run time, is what runs. On a
 CUDA device a back-end (``agent.backend``) captures ``Agent.learn`` itself as a CUDA graph and
-replays it, capturing again when what it captured changes (``cuda_graph``). The learners are
+replays it, capturing again when what it captured changes (``cuda_graph``). On the CPU, ``overlap``
+(asked for by name) runs each decision's ``Agent.step`` and its learning on a worker thread while
+the environment steps, acting on a copy of the actor (``overlap``). The learners are
 ``LEARNER_ROWS`` below, one entry each (docs/training.md's table is made from them by ``make docs``).
 
 ``auto`` (train.py's default) takes ``readable`` on the CPU and ``graph-overlap`` on CUDA (its
@@ -18,6 +21,7 @@ from __future__ import annotations
 import torch
 
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
+from ddpg.backends.overlap import Overlap, overlap_problem
 from ddpg.options import GPU_LEARNERS, LEARNERS
 from ddpg.variants import compose
 from ddpg_agent import Agent
@@ -39,6 +43,8 @@ def choose(agent: Agent, learner: str = "auto") -> str:
         return "graph-overlap" if cuda else "readable"
     if learner in GPU_LEARNERS and not cuda:
         raise ValueError(f"--learner {learner} captures the update as a CUDA graph: it needs --device cuda")
+    if learner == "overlap" and overlap_problem(agent):
+        raise ValueError(overlap_problem(agent))
     return learner
 
 
@@ -69,6 +75,12 @@ LEARNER_ROWS: dict[str, tuple[str, str, str]] = {
                       "at the start of the next learning step: the environment steps while the GPU learns, and the arms "
                       "act with the actor one learning step old (a different run from `graph`'s, deterministic on one "
                       "GPU, exact on resume)", "as `graph`; `auto` on CUDA"),
+    "overlap": ("The update of ddpg_agent.py as loaded, on the agent's own networks and optimisers (autograd), on a "
+                "second thread while the environment steps (acting one learning step behind)",
+                "`ddpg/backends/overlap.py`: each decision's `Agent.step`, learning steps included, on a worker thread "
+                "in the order the decisions came, while the main thread steps the environment and acts on a copy of "
+                "the actor taken at the start of each learning step (a different run from `readable`'s, deterministic, "
+                "exact on resume)", "the CPU; every variant but NoisyNet (its acting draws from PyTorch's generator)"),
 }
 SAYS = {name: says for name, (says, _, _) in LEARNER_ROWS.items()}
 
@@ -93,7 +105,9 @@ def attach(agent: Agent, learner: str = "auto") -> str:
     print(f"Learner: {name}. {SAYS[name]}{runs(agent)}.")
     if name in GPU_LEARNERS:
         CudaGraph(agent, overlap=name == "graph-overlap")
+    elif name == "overlap":
+        Overlap(agent)
     return name
 
 
-__all__ = ["GPU_LEARNERS", "LEARNERS", "LEARNER_ROWS", "CudaGraph", "attach", "choose", "refusal", "runs"]
+__all__ = ["GPU_LEARNERS", "LEARNERS", "LEARNER_ROWS", "CudaGraph", "Overlap", "attach", "choose", "refusal", "runs"]

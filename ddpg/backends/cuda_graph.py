@@ -258,6 +258,10 @@ class CudaGraph:
         with torch.no_grad():
             return self.agent.actor_local(torch.from_numpy(states).to(self.agent.device)).cpu().numpy()
 
+    def actor(self) -> torch.nn.Module:
+        """The module acting runs: the CPU copy, or the actor itself where it acts where it learns."""
+        return self.acting if self.acting is not None else self.agent.actor_local
+
     def weights_loaded(self) -> None:
         self._refresh_acting()  # checkpoints were loaded into the networks
 

@@ -83,8 +83,9 @@ class SoftActorCritic:
         states = np.asarray(states, dtype=np.float32)
         flat = torch.from_numpy(states.reshape(-1, self.state_size)).to(self.device)
         noise = torch.from_numpy(self.noise.sample(len(flat)).astype(np.float32)).to(self.device)
+        actor = self.actor_local if self.backend is None else self.backend.actor()  # a back-end may act on a copy
         with torch.no_grad():
-            actions = self.actor_local(flat, noise)[0].cpu().numpy().astype(np.float64)
+            actions = actor(flat, noise)[0].cpu().numpy().astype(np.float64)
         return actions[0] if states.ndim == 1 else actions
 
     def temperature(self: Any) -> torch.Tensor:
