@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -50,25 +51,28 @@ def _curve(metrics: list[dict[str, str]]) -> list[dict[str, float]]:
 
 
 def run_seed(seed: int, max_env_steps: int, runs: Path, config: str | None = None, eval_episodes: int = 2,
-             save_buffer: bool = False, resume: bool = False, threads: int = 1) -> dict[str, Any]:
+             save_buffer: bool = False, resume: bool = False, threads: int = 1, learner: str = "auto",
+             crawler_threads: int | None = None) -> dict[str, Any]:
     """Train one seed (with train.py's --config, if given) and score its final actor. With ``resume``, a
     run already in the seed's folder goes on from its last save (``train.py --resume``: exactly as if never
     stopped when it saves its buffer, ``save_buffer``) rather than starting again, and a finished one is
     only scored; its wall-clock is then the run's own (run.json's, over its parts). ``threads``: train.py's
-    --threads (PyTorch's)."""
+    --threads (PyTorch's); ``learner``: its --learner; ``crawler_threads``: the environment's (``CRAWLER_THREADS``;
+    None: as this process has it)."""
     out = runs / f"seed{seed}"
     command: list[str] | None = [
         sys.executable, "train.py", "--env", ENV_ID, "--num-envs", str(AGENTS), "--seed", str(seed),
         "--max-env-steps", str(max_env_steps), "--episodes", "100000", "--out", str(out), "--force",
         "--quiet", "--no-progress", *(["--config", config] if config else []), *(["--save-buffer"] if save_buffer else []),
-        *(["--threads", str(threads)] if threads != 1 else [])]
+        *(["--threads", str(threads)] if threads != 1 else []), *(["--learner", learner] if learner != "auto" else [])]
     resumed = resume and (out / "run.json").is_file()
     if resumed:
         finished = json.loads((out / "run.json").read_text()).get("finished")
         command = None if finished else [sys.executable, "train.py", "--resume", str(out), "--quiet", "--no-progress"]
     start = time.perf_counter()
     if command is not None:
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        env = {**os.environ, **({"CRAWLER_THREADS": str(crawler_threads)} if crawler_threads else {})}
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - start
     record = json.loads((out / "run.json").read_text())
     if resumed:

@@ -25,14 +25,15 @@ running finish and are kept (the file is removed when the runner ends).
 and PyTorch on one: more transitions an hour from two cores than one seed at a time. A seed's
 wall-clock beside another is then an upper bound on its time alone. ``--jobs 1`` (the default)
 runs a seed alone, its environment on both cores and its updates on two PyTorch threads
-(``train.py --threads 2``): what a seed's 40 minutes are measured by.
+(``train.py --threads 2``): what a seed's 40 minutes are measured by. A candidate in ``LEARNER``
+runs on that learner instead: ``overlap`` learns on one core (PyTorch on one thread) while the
+environment steps on the other (``CRAWLER_THREADS=1``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,10 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "g99": {"gamma": 0.99},
     "ddpg_wide": {"gamma": 0.99, "obs_norm": True, **WIDE, "learn_updates": 40},
 }
+# Candidates run on a learner other than train.py's default (ddpg/backends): their seeds are other runs.
+LEARNER = {"sac3_overlap": "overlap", "sac4_overlap": "overlap", "sac_wide_overlap": "overlap"}
+CANDIDATES.update({"sac3_overlap": CANDIDATES["sac3"], "sac4_overlap": {**SAC, "learn_updates": 80},
+                   "sac_wide_overlap": CANDIDATES["sac_wide"]})
 WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation, learning rates "
                    "3e-4, 256-unit networks and 2 updates a decision",
        "sac_wide_n5": "`sac_wide` with 5-step returns, not 3",
@@ -98,7 +103,20 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
                        "observation normalisation",
        "g99_norm": "gamma 0.99 and running mean/std observation normalisation (velocities near 10 beside unit vectors)",
        "g99": "a discount fit for 1000-decision episodes: gamma 0.99, a horizon of ~100 decisions, not ~20",
-       "ddpg_wide": "DDPG with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision"}
+       "ddpg_wide": "DDPG with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision",
+       "sac3_overlap": "`sac3` on the overlap learner: learning on one core while the environment steps on the other, "
+                       "acting one learning step behind",
+       "sac4_overlap": "`sac3_overlap` with 4 updates a decision, not 3",
+       "sac_wide_overlap": "`sac_wide` on the overlap learner"}
+
+
+def how(candidate: str, jobs: int) -> tuple[str, int, int | None]:
+    """A candidate's learner, PyTorch's threads and the environment's (None: all the cores) with ``jobs``
+    seeds side by side."""
+    learner = LEARNER.get(candidate, "auto")
+    if learner == "overlap":
+        return learner, 1, 1  # one core learns, the other steps the environment (per seed)
+    return learner, 3 - jobs, None if jobs == 1 else 1
 
 
 def stop_file() -> Path:
@@ -127,7 +145,8 @@ def _manifest_entry(stage: str, candidate: str, seed: int, command: str, machine
             f"command = {json.dumps(command)}\nmachine = {json.dumps(machine)}\nnote = {json.dumps(note)}\n")
 
 
-def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], jobs: int, commit: str) -> Path:
+def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], jobs: int, commit: str,
+              crawler_threads: int | None = None) -> Path:
     """Copy a finished seed's run files and evaluation into the study and add its manifest entry."""
     out = seed_dir(stage, candidate, seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -142,7 +161,7 @@ def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], job
                f" --jobs {jobs}")
     record = {"stage": stage, "candidate": candidate, "why": WHY[candidate], "config": config, "seed": seed,
               "transitions": result["env_steps"], "jobs": jobs, "torch_threads": recorded.get("threads"),
-              "crawler_threads": int(os.environ.get("CRAWLER_THREADS", "0") or 0) or None,
+              "learner": recorded.get("learner"), "crawler_threads": crawler_threads,
               "git_commit": commit, "command": command, "machine": machine,
               "mlagents_benchmark": 2000.0, **{k: v for k, v in result.items() if k not in ("seed", "run")}}
     (out / "seed.json").write_text(json.dumps(record, indent=1) + "\n")
@@ -203,9 +222,6 @@ def main(argv: list[str] | None = None) -> int:
     todo = [(c, s) for s in seeds for c in candidates if not done(args.stage, c, s, args.commit)]
     print(f"{args.stage} ({stage.what}): {len(todo)} seed(s) to run ({stage.transitions:,} transitions each), "
           f"{len(seeds) * len(candidates) - len(todo)} already in", flush=True)
-    threads = 3 - args.jobs  # PyTorch's: two for a seed alone, one each for two side by side
-    if args.jobs > 1:
-        os.environ["CRAWLER_THREADS"] = "1"  # the seeds' environments share the cores
     commit = _git("rev-parse", "--short", "HEAD").stdout.strip()
     lock = threading.Lock()
 
@@ -213,15 +229,17 @@ def main(argv: list[str] | None = None) -> int:
         if stop_file().exists():
             return None  # not started
         config = json.dumps(CANDIDATES[candidate]) if CANDIDATES[candidate] else None
+        learner, threads, crawler_threads = how(candidate, args.jobs)
         try:
             result = run_seed(seed, stage.transitions, RUNS / args.stage / candidate, config,
-                              save_buffer=stage.resumable, resume=stage.resumable, threads=threads)
+                              save_buffer=stage.resumable, resume=stage.resumable, threads=threads, learner=learner,
+                              crawler_threads=crawler_threads)
         except subprocess.CalledProcessError as e:  # one seed's failure is reported; the others go on
             print(f"{args.stage} {candidate} seed {seed}: failed ({' '.join(map(str, e.cmd[:3]))} ... exited {e.returncode}); "
                   f"its run folder is under {RUNS / args.stage / candidate}", flush=True)
             return False
         with lock:
-            out = keep_seed(args.stage, candidate, seed, result, args.jobs, commit)
+            out = keep_seed(args.stage, candidate, seed, result, args.jobs, commit, crawler_threads)
             g = result["greedy"]
             print(f"{args.stage} {candidate} seed {seed}: greedy mean {g['mean']:.1f} (std {g['std']:.1f}, "
                   f"{g['episodes']} crawler-episodes); {result['env_steps']:,} transitions in {result['wall_s'] / 60:.1f} min",

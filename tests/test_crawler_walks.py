@@ -42,8 +42,8 @@ def study(tmp_path, monkeypatch):
     failing: set[int] = set()
 
     def run_seed(seed: int, transitions: int, runs: Path, config: str | None = None, save_buffer: bool = False,
-                 resume: bool = False, threads: int = 1) -> dict:
-        calls.append((seed, transitions, config, threads))
+                 resume: bool = False, threads: int = 1, learner: str = "auto", crawler_threads: int | None = None) -> dict:
+        calls.append((seed, transitions, config, threads, learner, crawler_threads))
         assert save_buffer == resume == walks.STAGES["final"].resumable if transitions == walks.STAGES["final"].transitions \
             else not (save_buffer or resume)
         if seed in failing:
@@ -69,7 +69,7 @@ def test_a_seed_is_kept_whole_and_indexed(study):
     _, calls, _ = study
     assert walks.main(["--stage", "screen", "--candidates", "g99", "--seeds", "0,1", "--jobs", "2"]) == 0
     assert sorted(c[0] for c in calls) == [0, 1] and {c[1] for c in calls} == {walks.STAGES["screen"].transitions}
-    assert {c[3] for c in calls} == {1}  # two side by side: PyTorch on one thread each
+    assert {c[3:] for c in calls} == {(1, "auto", 1)}  # two side by side: PyTorch and the environment on one thread each
     assert all(json.loads(c[2]) == walks.CANDIDATES["g99"] for c in calls)
     folder = walks.seed_dir("screen", "g99", 1)
     assert sorted(p.name for p in folder.iterdir()) == sorted([*walks.RUN_FILES, "evaluation.json", "seed.json"])
@@ -90,8 +90,12 @@ def test_what_is_in_is_skipped(study):
     walks.main(["--candidates", "g99,g99_norm", "--seeds", "0"])
     walks.main(["--candidates", "g99,g99_norm", "--seeds", "0,1"])
     assert [c[0] for c in calls] == [0, 0, 1, 1]  # seed 0 of each once, then seed 1 of each
-    assert {c[3] for c in calls} == {2}  # a seed alone: PyTorch on two threads
-    assert len(tomllib.loads((walks.STUDY / "study.toml").read_text())["files"]) == 4
+    assert {c[3:] for c in calls} == {(2, "auto", None)}  # a seed alone: PyTorch on two threads, the environment on all
+    walks.main(["--candidates", "sac3_overlap", "--seeds", "0"])
+    assert calls[-1][3:] == (1, "overlap", 1)  # one core learns, the other steps the environment
+    record = json.loads((walks.seed_dir("screen", "sac3_overlap", 0) / "seed.json").read_text())
+    assert record["crawler_threads"] == 1
+    assert len(tomllib.loads((walks.STUDY / "study.toml").read_text())["files"]) == 5
 
 
 def test_commits_take_the_seed_alone_and_skip_only_what_is_committed(study):
