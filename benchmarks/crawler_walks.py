@@ -89,9 +89,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
 # Candidates run on a learner other than train.py's default (ddpg/backends): their seeds are other runs.
 OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sac3_n5"],
            "sac4_overlap": {**SAC, "learn_updates": 80},
-           "sac4_overlap": "`sac3_overlap` with 4 updates a decision, not 3",
-       "sac3_clr1e3_overlap": "`sac3_overlap` with the critic's learning rate 1e-3, not 3e-4 (the actor's stays)",
-       "sac4_b128_overlap": {**SAC, "learn_updates": 80, "batch_size": 128},
+           "sac4_b128_overlap": {**SAC, "learn_updates": 80, "batch_size": 128},
            "sac3_clr1e3_overlap": {**SAC, "learn_updates": 60, "lr_critic": 1e-3},
            "sac_wide_overlap": CANDIDATES["sac_wide"]}
 CANDIDATES.update(OVERLAP)
