@@ -191,7 +191,7 @@ class Agent:
         self.actor_optimizer = torch.optim.Adam(self.actor_local.parameters(), lr=cfg.lr_actor, fused=True)
         self.critic_optimizer = torch.optim.Adam(self.critic_local.parameters(), lr=cfg.lr_critic,
                                                  weight_decay=cfg.weight_decay, fused=True)
-        self.backend: Any = None  # None: learn() below; on CUDA, a CUDA graph of it (ddpg/backends)
+        self.backend: Any = None  # None: learn() below; else what runs it: a CUDA graph, a thread (ddpg/backends)
         self.noise, self.memory = self.make_noise(), self.make_memory()
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)

@@ -87,9 +87,13 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "ddpg_wide": {"gamma": 0.99, "obs_norm": True, **WIDE, "learn_updates": 40},
 }
 # Candidates run on a learner other than train.py's default (ddpg/backends): their seeds are other runs.
-LEARNER = {"sac3_overlap": "overlap", "sac4_overlap": "overlap", "sac_wide_overlap": "overlap"}
-CANDIDATES.update({"sac3_overlap": CANDIDATES["sac3"], "sac4_overlap": {**SAC, "learn_updates": 80},
-                   "sac_wide_overlap": CANDIDATES["sac_wide"]})
+OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sac3_n5"],
+           "sac4_overlap": {**SAC, "learn_updates": 80},
+           "sac4_b128_overlap": {**SAC, "learn_updates": 80, "batch_size": 128},
+           "sac3_clr1e3_overlap": {**SAC, "learn_updates": 60, "lr_critic": 1e-3},
+           "sac_wide_overlap": CANDIDATES["sac_wide"]}
+CANDIDATES.update(OVERLAP)
+LEARNER = dict.fromkeys(OVERLAP, "overlap")
 WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation, learning rates "
                    "3e-4, 256-unit networks and 2 updates a decision",
        "sac_wide_n5": "`sac_wide` with 5-step returns, not 3",
@@ -106,7 +110,10 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "ddpg_wide": "DDPG with gamma 0.99, observation normalisation, 256-unit networks and 2 updates a decision",
        "sac3_overlap": "`sac3` on the overlap learner: learning on one core while the environment steps on the other, "
                        "acting one learning step behind",
+       "sac3_n5_overlap": "`sac3_overlap` with 5-step returns, not 3",
        "sac4_overlap": "`sac3_overlap` with 4 updates a decision, not 3",
+       "sac3_clr1e3_overlap": "`sac3_overlap` with the critic's learning rate 1e-3, not 3e-4 (the actor's stays)",
+       "sac4_b128_overlap": "`sac3_overlap` with 4 updates a decision of 128 transitions each, not 3 of 256",
        "sac_wide_overlap": "`sac_wide` on the overlap learner"}
 
 

@@ -186,3 +186,12 @@ def test_a_final_seed_saves_its_buffer_and_goes_on_from_its_last_save(tmp_path, 
     commands.clear()
     done = bench_crawler.run_seed(0, 2400, runs, save_buffer=True, resume=True)
     assert [c[1] for c in commands] == ["evaluate.py"] and done["resumed"] and done["wall_s"] == 123.0
+
+
+def test_every_candidate_says_why_and_runs_on_a_learner_train_py_has():
+    """A seed's record takes its candidate's reason when it ends (minutes or hours in): a missing one
+    would lose the seed there."""
+    from ddpg.options import LEARNERS
+
+    assert set(walks.WHY) == set(walks.CANDIDATES)
+    assert set(walks.LEARNER) <= set(walks.CANDIDATES) and set(walks.LEARNER.values()) <= set(LEARNERS)

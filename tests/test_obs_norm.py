@@ -165,3 +165,51 @@ def test_a_cuda_graph_is_refused_until_made_safe_for_statistics_written_every_st
 
     assert any("observation normalisation" in p for p in registry.capture_problems(parse_config({"obs_norm": True})))
     assert registry.capture_problems(parse_config({"preset": "td3"})) == []
+
+
+@pytest.mark.parametrize("variant", [{"preset": "sac"}, {"preset": "td3"}, {}])
+def test_an_update_normalises_each_batch_once_with_the_numbers_of_normalising_at_every_network(variant, monkeypatch) -> None:
+    """The normaliser's memo: s and s' once an update whatever the networks, bit for bit what each network
+    normalising them on its own gives."""
+    calls = []
+    real = ObservationNorm._normalise
+
+    def counted(self, x):
+        calls.append(x.shape)
+        return real(self, x)
+
+    torch.manual_seed(0)
+    memo = stepped(variant)
+    monkeypatch.setattr(ObservationNorm, "_normalise", counted)
+    batch = memo.memory.sample()
+    memo.learn(batch)
+    assert len(calls) == 2  # s and s'
+    monkeypatch.setattr(ObservationNorm, "forward", lambda self, x: real(self, x))  # every network on its own
+    torch.manual_seed(0)
+    plain = stepped(variant)
+    plain.learn(batch)
+    for a, b in ((memo.actor_local, plain.actor_local), (memo.critic_local, plain.critic_local)):
+        sa, sb = a.state_dict(), b.state_dict()
+        assert all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def test_a_kept_result_is_given_back_only_while_nothing_it_was_made_of_changed() -> None:
+    norm = ObservationNorm(3)
+    norm.update(torch.tensor([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]], dtype=torch.float64))
+    x = torch.tensor([[2.0, 5.0, -1.0]])
+    first = norm(x)
+    assert norm(x) is first and norm(x.clone()) is not first  # the very tensor, not an equal one
+    x.add_(1.0)  # the input changed in place
+    assert torch.equal(norm(x), norm._normalise(x)) and not torch.equal(norm(x), first)
+    kept = norm(x)
+    norm.update(torch.tensor([[10.0, 0.0, 0.0]], dtype=torch.float64))  # new statistics
+    assert not torch.equal(norm(x), kept) and torch.equal(norm(x), norm._normalise(x))
+    kept = norm(x)
+    norm.load_state_dict({k: v * 2 for k, v in norm.state_dict().items()})  # statistics loaded
+    assert torch.equal(norm(x), norm._normalise(x)) and not torch.equal(norm(x), kept)
+    kept = norm(x)
+    kept.mul_(0.0)  # someone changed the result in place
+    assert torch.equal(norm(x), norm._normalise(x))
+    y = torch.ones(1, 3)
+    norm(y), norm(x), norm(torch.zeros(1, 3))  # two kept, the oldest dropped
+    assert len(norm._memo) == ObservationNorm.MEMO

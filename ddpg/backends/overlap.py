@@ -8,7 +8,9 @@ most of each. Here a worker thread runs everything that changes the agent, in th
 decisions came: each decision's ``Agent.step`` (n-step returns, the replay buffer, observation
 statistics) and, every ``learn_every``-th step, its learning step (``Agent.learn`` itself, on the
 agent's own networks, optimisers and buffer: an edit of ddpg_agent.py runs as it does on
-``readable``). The main thread only acts and steps the environment.
+``readable``). The main thread only acts and steps the environment. A decision of the study's
+``sac3`` then takes about three quarters of its time on ``readable`` (docs/training.md, "Threads";
+``benchmarks/bench_crawler_learners.py``).
 
 What keeps it exact, whatever the two threads' timing:
 

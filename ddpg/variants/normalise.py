@@ -16,7 +16,8 @@ Where the statistics live, and why:
 - Every network applies it at its front (a forward pre-hook on the actor and on each critic, and
   ``ensemble.CriticEnsemble.all`` once before its batched pass over the members), so whoever
   calls a network on raw states (acting, the metrics' probe, the value maps) gets what learning
-  saw. Twin critics each apply the one module: the same numbers twice, for a cheap elementwise map.
+  saw. Twin critics each apply the one module, which gives back what it computed for the very same
+  batch (``ObservationNorm.forward``'s memo): s and s' are normalised once an update.
 - The target networks hold the same module as the local ones, not a lagging copy: a TD target
   y = r + d Q'(s', mu'(s')) and the Q(s, a) it is compared with then read s and s' on one scale.
   A soft-updated copy of the statistics would put the target's inputs on an older scale than the
@@ -31,6 +32,7 @@ never change them. Before the first step the map is the identity (mean 0, var 1)
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -43,7 +45,16 @@ EPS = 1e-8  # keeps a constant observation (variance 0) finite
 
 class ObservationNorm(nn.Module):
     """Running mean and variance of observations (float64 buffers ``count``, ``mean``, ``var``);
-    ``forward`` normalises and clips, ``update`` merges a batch of raw observations in."""
+    ``forward`` normalises and clips, ``update`` merges a batch of raw observations in.
+
+    One update passes the same two batches, s and s', to up to eight networks (the actor, both
+    twin critics, their targets), each applying this module: ``forward`` keeps its last ``MEMO``
+    results and gives one back for the very tensor it was made from (held by a weak reference),
+    unchanged since (its version) and normalised by unchanged statistics (their versions: ``update``
+    and ``load_state_dict`` both bump them). The same numbers, computed once a batch rather than
+    once a network: a float64 map of every column of a batch of 256 is not cheap beside 128-unit layers."""
+
+    MEMO = 2  # s and s' of one update
 
     def __init__(self, size: int, clip: float = CLIP, eps: float = EPS) -> None:
         super().__init__()
@@ -51,11 +62,26 @@ class ObservationNorm(nn.Module):
         self.register_buffer("count", torch.zeros((), dtype=torch.float64))
         self.register_buffer("mean", torch.zeros(size, dtype=torch.float64))
         self.register_buffer("var", torch.ones(size, dtype=torch.float64))
+        self._memo: list[tuple[Any, tuple[int, ...], torch.Tensor]] = []  # (weakref to input, versions, output)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(x - mean) / sqrt(var + eps), clipped, in x's dtype (computed in float64, then rounded once)."""
+        if x.requires_grad:  # a result kept for it could not carry its graph
+            return self._normalise(x)
+        versions = (x._version, self.mean._version, self.var._version)
+        for ref, made_at, out in self._memo:
+            if ref() is x and made_at == (*versions, out._version):  # nothing changed in place since, the result neither
+                return out
+        out = self._normalise(x)
+        self._memo = [(weakref.ref(x), (*versions, out._version), out), *self._memo][:self.MEMO]
+        return out
+
+    def _normalise(self, x: torch.Tensor) -> torch.Tensor:
         normed = (x.to(torch.float64) - self.mean) / torch.sqrt(self.var + self.eps)
         return normed.clamp(-self.clip, self.clip).to(x.dtype)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_memo": []}  # a copy (the overlap learner's acting copy) starts with none
 
     @torch.no_grad()
     def update(self, x: torch.Tensor) -> None:
