@@ -158,7 +158,7 @@ def _resumed(args: argparse.Namespace, given: set[str], record: RunRecord, comma
     on_cuda = device.split(":")[0] == "cuda"
     if "--learner" not in given and (learner not in LEARNERS or (learner in GPU_LEARNERS and not on_cuda)
                                    or (learner == "overlap" and on_cuda)):
-        learner = "auto"  # a learner this code no longer has (the hand-written "fast" one), or a GPU one off CUDA
+        learner = "auto"  # one this code no longer has (the hand-written "fast" one), a GPU one off CUDA, overlap on it
     agent = _agent_config(None, record.config)
     problem = _buffer_problem(agent, record.n_agents, record.max_t)  # a run.json written before this was checked
     if problem is not None:
