@@ -100,12 +100,15 @@ def test_what_the_worker_raises_reaches_the_main_thread() -> None:
         _drive(agent, decisions=40)
 
 
-def test_a_crawler_run_on_the_overlap_learner_resumes_exactly(tmp_path) -> None:
+@pytest.mark.parametrize("task", [
+    ["--env", "UnityCrawler-v0", "--num-envs", "2",
+     "--config", json.dumps({"preset": "sac", "obs_norm": True, "warmup": 40, "batch_size": 16})],
+    ["--agents", "2", "--config", json.dumps({"warmup": 40, "batch_size": 16})],  # Reacher: synchronous episodes
+], ids=["crawler_sac", "reacher_ddpg"])
+def test_a_run_on_the_overlap_learner_resumes_exactly(tmp_path, task) -> None:
     """train.py --learner overlap: recorded, and stopped then resumed it ends bit for bit as one go
     (the acting copy, a learning step behind, saved with the training state)."""
-    base = ["--env", "UnityCrawler-v0", "--num-envs", "2", "--max-t", "25", "--no-progress", "--quiet",
-            "--save-buffer", "--learner", "overlap",
-            "--config", json.dumps({"preset": "sac", "obs_norm": True, "warmup": 40, "batch_size": 16})]
+    base = [*task, "--max-t", "25", "--no-progress", "--quiet", "--save-buffer", "--learner", "overlap"]
     whole, parts = resumed_as_whole(tmp_path, base)
     for run in (whole, parts):
         assert json.loads((run / "run.json").read_text())["learner"] == "overlap"
