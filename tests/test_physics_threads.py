@@ -12,8 +12,8 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -226,17 +226,20 @@ def test_default_threads_follow_the_cpus(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_stalling_threads_send_the_steps_to_one_thread_for_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parallel steps slower than STALL_S (a thread that got no CPU) make the stepper go to one
     thread for RETRY_AFTER steps, then try the threads again; the numbers never change. The
-    threads are faked here (no thread pool in the test process): a 'parallel' step that stalls
-    on request and otherwise runs the serial step."""
+    threads are faked here (no thread pool in the test process): a 'parallel' step that runs the
+    serial step and, on request, stalls on the stepper's clock, a fake one (a real step of a loaded
+    machine can take longer than STALL_S, which made this test fail under load)."""
     calls = []
     stall = {"on": True}
+    clock = {"now": 0.0}
 
     def fake_parallel(*args):
         calls.append("parallel")
         if stall["on"]:
-            time.sleep(stepper.STALL_S * 1.5)
+            clock["now"] += stepper.STALL_S * 1.5
         physics.simulate(*args[:-1])
 
+    monkeypatch.setattr(stepper, "time", SimpleNamespace(perf_counter=lambda: clock["now"]))
     monkeypatch.setattr(stepper, "usable_threads", lambda threads: 2)
     monkeypatch.setattr(stepper.numba, "set_num_threads", lambda n: None)
     monkeypatch.setattr(stepper, "simulate_parallel", fake_parallel)
