@@ -89,10 +89,6 @@ class Overlap:
         for _ in range(n_updates):
             self.agent.learn(self.agent.memory.sample())
 
-    def learn(self, experiences: tuple[torch.Tensor, ...]) -> None:
-        self.settle()
-        self.agent.learn(experiences)
-
     def settle(self) -> None:
         """Wait until the worker has run every step handed to it (raising what one of them raised)."""
         if self._last is not None:
