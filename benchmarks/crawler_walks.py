@@ -152,8 +152,7 @@ def _manifest_entry(stage: str, candidate: str, seed: int, command: str, machine
             f"command = {json.dumps(command)}\nmachine = {json.dumps(machine)}\nnote = {json.dumps(note)}\n")
 
 
-def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], jobs: int, commit: str,
-              crawler_threads: int | None = None) -> Path:
+def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], jobs: int, commit: str) -> Path:
     """Copy a finished seed's run files and evaluation into the study and add its manifest entry."""
     out = seed_dir(stage, candidate, seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -168,7 +167,7 @@ def keep_seed(stage: str, candidate: str, seed: int, result: dict[str, Any], job
                f" --jobs {jobs}")
     record = {"stage": stage, "candidate": candidate, "why": WHY[candidate], "config": config, "seed": seed,
               "transitions": result["env_steps"], "jobs": jobs, "torch_threads": recorded.get("threads"),
-              "learner": recorded.get("learner"), "crawler_threads": crawler_threads,
+              "learner": recorded.get("learner"), "crawler_threads": how(candidate, jobs)[2],
               "git_commit": commit, "command": command, "machine": machine,
               "mlagents_benchmark": 2000.0, **{k: v for k, v in result.items() if k not in ("seed", "run")}}
     (out / "seed.json").write_text(json.dumps(record, indent=1) + "\n")
@@ -246,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"its run folder is under {RUNS / args.stage / candidate}", flush=True)
             return False
         with lock:
-            out = keep_seed(args.stage, candidate, seed, result, args.jobs, commit, crawler_threads)
+            out = keep_seed(args.stage, candidate, seed, result, args.jobs, commit)
             g = result["greedy"]
             print(f"{args.stage} {candidate} seed {seed}: greedy mean {g['mean']:.1f} (std {g['std']:.1f}, "
                   f"{g['episodes']} crawler-episodes); {result['env_steps']:,} transitions in {result['wall_s'] / 60:.1f} min",

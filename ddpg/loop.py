@@ -250,8 +250,8 @@ def run_rounds(env: Any, brain: str, run: Run, callbacks: Sequence[Callback]) ->
     if run.solved_at is not None and settings.stop_when_solved:  # a resumed run that had solved: nothing to run
         return
     assert run.carry is not None
-    step = agent_state.stepper(agent)  # agent.step, or a back-end that runs it on another thread, in order
     for number in range(run.rounds + 1, settings.episodes + 1):
+        step = agent_state.stepper(agent)  # agent.step as it is now, or a back-end that runs it on another thread
         if budget is not None and run.env_steps + run.n_agents > budget:  # not one decision left: no round
             run.steps_spent = True
             break

@@ -53,10 +53,10 @@ class Overlap:
     def __init__(self, agent: Agent, threaded: bool = True) -> None:
         if agent.backend is not None:
             raise ValueError(f"the agent already has the {agent.backend.name} back-end")
-        self.agent, self.threaded = agent, threaded
-        self._pool = ThreadPoolExecutor(1, "learner") if threaded else None
+        self.agent = agent
+        self._worker: threading.Thread | None = None  # the pool's one thread, once it starts
+        self._pool = ThreadPoolExecutor(1, "learner", initializer=self._started) if threaded else None
         self._last: Future[None] | None = None  # the last step handed to the worker (its queue runs in order)
-        self._worker: threading.Thread | None = None
         self.handed = agent.t_step  # steps handed over so far
         self.acting = self._copy()
         agent.backend = self
@@ -75,11 +75,10 @@ class Overlap:
         if self._pool is None:
             self.agent.step(*arrays)
         else:
-            self._last = self._pool.submit(self._run_step, arrays)
+            self._last = self._pool.submit(self.agent.step, *arrays)
 
-    def _run_step(self, arrays: tuple[Any, ...]) -> None:
+    def _started(self) -> None:
         self._worker = threading.current_thread()
-        self.agent.step(*arrays)
 
     def learn_many(self, n_updates: int) -> None:
         """``Agent.learn_many``'s updates (each on a fresh batch), on the thread that asks: the worker,
