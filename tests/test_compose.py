@@ -54,7 +54,7 @@ def huber():
 @pytest.mark.parametrize("values", [{"preset": "td3"}, {"preset": "redq"}, {"preset": "crossq"}, {"replay": "prioritized"},
                                     {"exploration": "noisy"}, {"exploration": "gaussian"}, {"batch_norm": True},
                                     {"goal_paths": 2}, {"preset": "td3", "replay": "prioritized"},
-                                    {"twin_critics": True, "exploration": "noisy"}])
+                                    {"twin_critics": True, "exploration": "noisy"}, {"preset": "crossq", "sac": True}])
 def test_the_built_in_variants_compose(values) -> None:
     agent = VariantAgent(33, 4, 0, config=parse_config({**values, "buffer_size": 1000}))
     assert compose.problem(type(agent)) is None
@@ -88,6 +88,64 @@ def test_a_learn_that_skips_optimise_is_refused_with_the_policy_delay(monkeypatc
         with pytest.raises(ValueError, match=r"Agent\.learn does not call optimise, so policy_delay's PolicyDelay"):
             VariantAgent(33, 4, 0, config=parse_config({"preset": "td3", "buffer_size": 1000}))
         assert VariantAgent(33, 4, 0, config=parse_config({"exploration": "gaussian", "buffer_size": 1000}))
+    finally:
+        compose.problem.cache_clear()
+
+
+class OwnTarget:
+    """A piece with a TD target of its own (half the reward), without super(); with ``next_action`` too, when asked."""
+
+    def td_target(self, rewards, next_states, discounts):
+        with torch.no_grad():
+            return 0.5 * rewards + discounts * self.target_value(next_states, self.target_action(next_states))
+
+
+class OwnTargetAndAction(OwnTarget):
+    def next_action(self, next_states):
+        return self.target_action(next_states), 0.0
+
+
+@pytest.mark.parametrize("piece, composes", [(OwnTarget, False), (OwnTargetAndAction, True)])
+def test_crossq_takes_the_target_over_only_from_a_piece_that_gives_next_action(piece, composes) -> None:
+    """CrossQ computes every target itself, inside its critic's loss, from next_action: a piece behind it whose
+    own td_target would be lost is refused, one that also gives its next action composes (as SAC does)."""
+    variant = Variant("test_own_target", piece, fields=(("test_own_target", bool, setting(False, "bool", "own target")),))
+    registry.register(variant)
+    compose.problem.cache_clear()
+    try:
+        values = {"test_own_target": True, "crossq": True, "buffer_size": 1000}
+        if composes:
+            assert VariantAgent(33, 4, 0, config=parse_config(values))
+        else:
+            with pytest.raises(ValueError, match=r"CrossQ\.td_target replaces td_target without calling super\(\)"):
+                VariantAgent(33, 4, 0, config=parse_config(values))
+        assert VariantAgent(33, 4, 0, config=parse_config({"test_own_target": True, "buffer_size": 1000}))
+    finally:
+        registry.unregister(variant)
+        compose.problem.cache_clear()
+
+
+def test_sac_is_refused_beside_a_crossq_that_no_longer_reads_next_action(monkeypatch) -> None:
+    """SAC's soft target reaches CrossQ's only through next_action: a CrossQ loss that stops calling it would drop
+    the entropy term in silence, so the two no longer compose."""
+    from ddpg.variants.crossq import CrossQ
+
+    def hard_loss(self, states, actions, y):
+        rewards, next_states, discounts = y
+        with torch.no_grad():
+            next_actions = self.target_action(next_states)
+        both = self.critic_values(torch.cat((states, next_states)), torch.cat((actions, next_actions)))
+        n = len(states)
+        return self.value_loss(tuple(v[:n] for v in both),
+                               rewards + discounts * self.smallest(tuple(v[n:] for v in both)).detach())
+
+    values = {"preset": "crossq", "sac": True, "buffer_size": 1000}
+    monkeypatch.setattr(CrossQ, "critic_loss", hard_loss)
+    compose.problem.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"SoftActorCritic\.td_target"):
+            VariantAgent(33, 4, 0, config=parse_config(values))
+        assert VariantAgent(33, 4, 0, config=parse_config({"preset": "crossq", "buffer_size": 1000}))
     finally:
         compose.problem.cache_clear()
 

@@ -158,6 +158,31 @@ def test_crossq_target_comes_from_the_joint_batch() -> None:
     assert critic.training and not agent.actor_target.training
 
 
+def test_crossq_with_sac_takes_the_soft_target_from_the_joint_batch() -> None:
+    """With SAC behind it, CrossQ's target is r + d (min Q(s', a') - alpha log pi(a'|s')): a' SAC's own draw,
+    Q(s', a') the learning critics' in the joint training-mode pass, and no target network read."""
+    agent = filled_agent({"preset": "crossq", "sac": True})
+    with torch.no_grad():
+        agent.actor_local.log_alpha.fill_(np.log(0.3))
+        for p in (*agent.critic_target.parameters(), *agent.actor_target.parameters()):
+            p.uniform_(-5, 5)  # read anywhere, these would show
+    states, actions, rewards, next_states, discounts = agent.memory.sample()
+    critic = agent.critic_local
+    before = {k: v.clone() for k, v in critic.state_dict().items()}
+    torch.manual_seed(3)
+    loss = agent.critic_loss(states, actions, agent.td_target(rewards, next_states, discounts))
+    critic.load_state_dict(before)  # the batch statistics as the pass found them
+    torch.manual_seed(3)
+    with torch.no_grad():
+        next_actions, log_prob = agent.actor_local(next_states, torch.randn(len(next_states), 4))
+    q1, q2 = critic.both(torch.cat((states, next_states)), torch.cat((actions, next_actions)))
+    n = len(states)
+    y = rewards + discounts * (torch.min(q1[n:], q2[n:]).detach() - 0.3 * log_prob)
+    torch.testing.assert_close(loss, F.mse_loss(q1[:n], y) + F.mse_loss(q2[:n], y))
+    hard = rewards + discounts * torch.min(q1[n:], q2[n:]).detach()  # the entropy term is there, and counts
+    assert not torch.allclose(loss, F.mse_loss(q1[:n], hard) + F.mse_loss(q2[:n], hard))
+
+
 def test_crossq_settings() -> None:
     config = parse_config({"preset": "crossq"})
     assert config.variants() == {"twin_critics": True, "policy_delay": 3, "crossq": True}

@@ -121,7 +121,7 @@ def test_the_temperature_learns_towards_the_target_entropy(log_std, falls) -> No
 
 
 def test_what_sac_does_not_combine_with_is_refused() -> None:
-    for other in ({"exploration": "gaussian"}, {"exploration": "noisy"}, {"target_noise": 0.2}, {"crossq": True},
+    for other in ({"exploration": "gaussian"}, {"exploration": "noisy"}, {"target_noise": 0.2},
                   {"batch_norm": True}, {"preset": "td3"}):
         with pytest.raises(ValueError, match="sac"):
             parse_config({"sac": True, **other})

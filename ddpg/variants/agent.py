@@ -89,6 +89,12 @@ class VariantAgent(Agent):
         return Critic(self.state_size, self.action_size, seed, layer_norm=cfg.critic_layer_norm,
                       **given(fcs1_units=cfg.critic_fc1, fc2_units=cfg.critic_fc2))
 
+    def next_action(self, next_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | float]:
+        """The action at s' a target values, with what its value gains: here the target actor's action and
+        nothing (SAC: its own sample and -alpha log pi). CrossQ's target is made from it; ``Agent.td_target``
+        calls ``target_action`` itself, so an edit there is plain DDPG's and TD3's."""
+        return self.target_action(next_states), 0.0
+
     def critic_values(self, states: torch.Tensor, actions: torch.Tensor,
                       critic: nn.Module | None = None) -> tuple[torch.Tensor, ...]:
         """Each critic's Q(s, a) of the local critic, or of ``critic``: one here."""

@@ -6,6 +6,9 @@ same part without calling ``super()`` (a piece overriding ``critic_loss`` leaves
 twin critics untrained), or a caller that no longer calls it (a ``learn`` written in the course's
 order, without ``optimise``, turns TD3's policy delay off). ``problem`` reads the composed class's
 code for both and names the two parts in one line; ``VariantAgent`` refuses to be built with one.
+A piece that computes a part itself for the pieces behind it says so (``Variant.takes_over``: CrossQ's
+target, from the action and bonus a piece behind gives through ``next_action``), and one behind that
+takes part that way composes with it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,19 @@ def _calls(cls: type, caller: str, part: str) -> bool:
     return False
 
 
+def _taken_over(front: type, piece: type, part: str) -> bool:
+    """Whether ``front`` is a piece that computes ``part`` itself for the pieces behind it (``Variant.takes_over``)
+    and ``piece`` takes part through the part it names, which ``front`` calls (CrossQ's target and SAC's
+    ``next_action``)."""
+    for variant in registry.VARIANTS:
+        if variant.piece is front:
+            via = dict(variant.takes_over).get(part)
+            if via is not None and via in piece.__dict__ \
+                    and any(via in _names(f) for f in front.__dict__.values() if callable(f)):
+                return True
+    return False
+
+
 @functools.cache
 def problem(cls: type) -> str | None:
     """None when every active piece's parts run in an update of ``cls``; else one line naming both parts."""
@@ -61,7 +77,7 @@ def problem(cls: type) -> str | None:
         switch = variant.switch
         for part in (p for p in piece.__dict__ if p in registry.PARTS):  # nothing in front of it may cut it off
             for k in mro[:mro.index(piece)]:
-                if part in k.__dict__ and "super" not in _names(k.__dict__[part]):
+                if part in k.__dict__ and "super" not in _names(k.__dict__[part]) and not _taken_over(k, piece, part):
                     return (f"{k.__qualname__}.{part} replaces {part} without calling super(), so {switch}'s "
                             f"{piece.__name__}.{part} ({registry.PARTS[part][1]}) never runs: call super().{part}(...) "
                             f"there, or turn {switch} off")

@@ -78,9 +78,9 @@ class VariantConfig(DDPGConfig):
         if self.crossq and (self.batch_norm or self.critic_layer_norm):
             problems.append("crossq has its own normalisation: not combined with batch_norm or critic_layer_norm "
                             "(on by default: set it false; parse_config does for {\"crossq\": true})")
-        if self.sac and (self.exploration != "ou" or self.target_noise or self.crossq or self.batch_norm):
+        if self.sac and (self.exploration != "ou" or self.target_noise or self.batch_norm):
             problems.append("sac acts by its own samples and targets: not combined with exploration 'gaussian' or "
-                            "'noisy', target_noise, crossq or batch_norm")
+                            "'noisy', target_noise or batch_norm")
         for name, (switch, value) in registry.needs().items():  # a variant's own settings, without it
             if getattr(self, name) != getattr(type(self), name) and getattr(self, switch) != value:
                 problems.append(f"{name} is set but does nothing without {switch} {value!r} "

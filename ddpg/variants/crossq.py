@@ -96,7 +96,9 @@ class CrossQ:
     state input and hidden layers (plain batch norm for the first ``renorm_warmup`` updates) and no
     target networks: the target's Q(s', mu(s')) comes from the learning critic in one pass with
     Q(s, a), both halves normalised by one batch's statistics, so ``td_target`` only hands its inputs
-    on to ``critic_loss``. Alone it is one critic; the preset adds twin critics and a policy delay of 3."""
+    on to ``critic_loss``, which takes the next action and its bonus from ``next_action`` (so SAC, behind
+    it, composes: ``registry``'s ``takes_over``). Alone it is one critic; the preset adds twin critics and
+    a policy delay of 3."""
 
     def make_one_critic(self: Any, seed: int) -> RenormCritic:
         cfg = self.config
@@ -106,12 +108,19 @@ class CrossQ:
     def td_target(self: Any, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> Any:
         return rewards, next_states, discounts
 
+    def target_action(self: Any, next_states: torch.Tensor) -> torch.Tensor:
+        """No target actor either: the actor's own action."""
+        return self.actor_local(next_states)
+
     def critic_loss(self: Any, states: torch.Tensor, actions: torch.Tensor, y: Any) -> torch.Tensor:
+        """y = r + d (min Q(s', a') + bonus), (a', bonus) from ``next_action`` (with SAC: its sample and
+        -alpha log pi), Q(s', a') from the joint pass."""
         rewards, next_states, discounts = y
-        next_actions = self.actor_local(next_states).detach()
+        with torch.no_grad():
+            next_actions, bonus = self.next_action(next_states)
         both = self.critic_values(torch.cat((states, next_states)), torch.cat((actions, next_actions)))
         n = len(states)
-        target = rewards + discounts * self.smallest(tuple(v[n:] for v in both)).detach()
+        target = rewards + discounts * (self.smallest(tuple(v[n:] for v in both)).detach() + bonus)
         return self.value_loss(tuple(v[:n] for v in both), target)
 
     def actor_loss(self: Any, states: torch.Tensor) -> torch.Tensor:

@@ -41,6 +41,7 @@ PARTS: dict[str, tuple[str, str]] = {
     "learn": ("learn_many", "one update from a batch, through td_target, critic_loss, actor_loss and optimise"),
     "td_target": ("learn", "the TD target y"),
     "target_action": ("td_target", "the target actor's action at s'"),
+    "next_action": ("td_target", "the action at s' a target values, with what its value gains (SAC: -alpha log pi)"),
     "target_value": ("td_target", "the target critics' value at (s', a')"),
     "smallest": ("target_value", "the value a target takes from several critics' values"),
     "critic_loss": ("learn", "the loss of every critic"),
@@ -58,7 +59,9 @@ class Variant:
     from its default). ``settings``: its own fields, which do nothing without it (a variant added
     by ``register`` declares them in ``fields``, built-in ones in ``VariantConfig``); ``data_only``:
     it changes what is stored, not the update, so every learner runs it; ``capture_problem``: why
-    a CUDA graph cannot capture its update (None: it can)."""
+    a CUDA graph cannot capture its update (None: it can); ``takes_over``: parts its piece computes itself
+    for the pieces behind it (CrossQ's target, inside its critic's loss), each with the part through which a
+    piece behind still takes part (``next_action``: SAC's sampled action and entropy term)."""
 
     switch: str
     piece: type
@@ -68,6 +71,9 @@ class Variant:
     capture_problem: str | None = None
     fields: tuple[tuple[str, type, Any], ...] = ()  # a registered variant's own config fields: (name, type, setting)
     needs: tuple[str, ...] = ()  # its parts (PARTS) that every update must call, or it silently does nothing
+    # Parts it computes itself for the pieces behind it, each with the part through which they still take part:
+    # (("td_target", "next_action"),): a piece behind whose td_target it replaces composes if it gives next_action.
+    takes_over: tuple[tuple[str, str], ...] = ()
 
     def is_on(self, config: Any) -> bool:
         now = getattr(config, self.switch, None)
@@ -84,13 +90,14 @@ VARIANTS: list[Variant] = [
     Variant("replay", PrioritizedReplay, "prioritized", ("per_alpha", "per_beta", "per_beta_updates", "per_eps"),
             capture_problem="prioritized replay keeps its sum tree on the host and updates it after every update",
             needs=("learn", "value_loss")),
+    Variant("crossq", CrossQ, True, ("renorm_warmup",), needs=("td_target", "critic_loss"),
+            takes_over=(("td_target", "next_action"),)),
     Variant("sac", SoftActorCritic, needs=("td_target", "actor_loss"),
             capture_problem="SAC's update is not yet captured as a CUDA graph, nor tried on a GPU"),
     Variant("exploration", NoisyExploration, "noisy", ("noisy_sigma0",),
             capture_problem="NoisyNet draws its weight noise from a CPU generator", needs=("learn",)),
     Variant("exploration", GaussianExploration, "gaussian"),
     Variant("goal_paths", GoalPathsPiece, data_only=True),
-    Variant("crossq", CrossQ, True, ("renorm_warmup",), needs=("td_target", "critic_loss")),
     Variant("policy_delay", PolicyDelay, needs=("optimise",)),
     Variant("target_noise", TargetSmoothing, settings=("target_noise_clip",), needs=("target_action",)),
     Variant("twin_critics", TwinCritics, needs=("critic_values",)),

@@ -14,7 +14,9 @@ Where it departs from DDPG, part by part (``registry.PARTS``):
   does OU noise. No noise is added on top.
 - ``td_target``: y = r + d (min Q'(s', a') - alpha log pi(a'|s')), a' drawn from the current actor
   (SAC keeps no target actor; the agent's one still follows, unused). With twin critics (the
-  ``sac`` preset) the minimum is TD3's clipped double Q.
+  ``sac`` preset) the minimum is TD3's clipped double Q. The draw and its entropy term are
+  ``next_action``, which CrossQ's target, computed in its critic's loss, reads too: with
+  ``{"preset": "crossq", "sac": true}`` the soft target comes from CrossQ's joint pass.
 - ``actor_loss``: mean(alpha log pi(a|s) - min Q(s, a)) over fresh draws a, plus the temperature's
   loss, -log alpha (log pi(a|s) + target entropy), with each term's gradient reaching only its own
   parameters (the other's inputs detached). The temperature is a parameter of the actor, so the
@@ -94,12 +96,16 @@ class SoftActorCritic:
     def exploration_scale(self: Any) -> float:
         return float(self.actor_local.log_alpha.detach().exp())
 
+    def next_action(self: Any, next_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """a' drawn from the current actor, and its value's entropy term, -alpha log pi(a'|s')."""
+        noise = torch.randn(len(next_states), self.action_size, device=next_states.device)
+        next_actions, log_prob = self.actor_local(next_states, noise)
+        return next_actions, -self.temperature() * log_prob
+
     def td_target(self: Any, rewards: torch.Tensor, next_states: torch.Tensor, discounts: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
-            noise = torch.randn(len(next_states), self.action_size, device=next_states.device)
-            next_actions, log_prob = self.actor_local(next_states, noise)
-            soft_value = self.target_value(next_states, next_actions) - self.temperature() * log_prob
-            return rewards + discounts * soft_value
+            next_actions, bonus = self.next_action(next_states)
+            return rewards + discounts * (self.target_value(next_states, next_actions) + bonus)
 
     def actor_loss(self: Any, states: torch.Tensor) -> torch.Tensor:
         noise = torch.randn(len(states), self.action_size, device=states.device)
