@@ -92,8 +92,9 @@ OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sa
            "sac4_b128_overlap": {**SAC, "learn_updates": 80, "batch_size": 128},
            "sac3_clr1e3_overlap": {**SAC, "learn_updates": 60, "lr_critic": 1e-3},
            "sac_wide_overlap": CANDIDATES["sac_wide"],
+           "sac3_g0_overlap": {**SAC, "learn_updates": 60, "grad_clip": 0},
            "crossq_sac3_overlap": {**SAC, "preset": "crossq", "sac": True, "lr_actor": 1e-3, "lr_critic": 1e-3,
-                                   "learn_updates": 60}}
+                                   "learn_updates": 60, "grad_clip": 0}}
 CANDIDATES.update(OVERLAP)
 LEARNER = dict.fromkeys(OVERLAP, "overlap")
 WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, observation normalisation, learning rates "
@@ -117,7 +118,9 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac3_clr1e3_overlap": "`sac3_overlap` with the critic's learning rate 1e-3, not 3e-4 (the actor's stays)",
        "sac4_b128_overlap": "`sac3_overlap` with 4 updates a decision of 128 transitions each, not 3 of 256",
        "sac_wide_overlap": "`sac_wide` on the overlap learner",
-       "crossq_sac3_overlap": "`sac3_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
+       "sac3_g0_overlap": "`sac3_overlap` without clipping the critic's gradient (Reacher's default clips its norm "
+                          "at 1; SAC does not clip)",
+       "crossq_sac3_overlap": "`sac3_g0_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
                               "actor every third update) and its learning rates, 1e-3"}
 
 

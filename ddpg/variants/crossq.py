@@ -59,9 +59,13 @@ class BatchRenorm1d(nn.Module):
         running_std = (self.running_var + self.eps).sqrt()
         if not self.training:
             return (x - self.running_mean) / running_std * self.weight + self.bias
-        mean, var = x.mean(dim=0), x.var(dim=0, unbiased=False)
+        # The variance as the mean square about the mean: on the CPU torch.var over the batch dimension is
+        # much slower (in a profile of a CrossQ update on the Crawler it took a third of the time).
+        mean = x.mean(dim=0)
+        centred = x - mean
+        var = centred.square().mean(dim=0)
         std = (var + self.eps).sqrt()
-        x_hat = (x - mean) / std
+        x_hat = centred / std
         with torch.no_grad():
             # Renormalise once warm (a tensor condition, so a CUDA graph replays it unchanged).
             warm = self.steps >= self.warmup
@@ -69,7 +73,7 @@ class BatchRenorm1d(nn.Module):
             d = torch.where(warm, ((mean - self.running_mean) / running_std).clamp(-D_MAX, D_MAX),
                             torch.zeros_like(mean))
             self.running_mean.lerp_(mean, MOMENTUM)
-            self.running_var.lerp_(x.var(dim=0), MOMENTUM)
+            self.running_var.lerp_(var * (len(x) / (len(x) - 1)), MOMENTUM)  # unbiased, as batch norm keeps it
             self.steps += 1
         return (x_hat * r + d) * self.weight + self.bias
 
