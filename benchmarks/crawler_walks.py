@@ -93,6 +93,7 @@ OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sa
            "sac3_clr1e3_overlap": {**SAC, "learn_updates": 60, "lr_critic": 1e-3},
            "sac_wide_overlap": CANDIDATES["sac_wide"],
            "sac3_g0_overlap": {**SAC, "learn_updates": 60, "grad_clip": 0},
+           "sac3_n1_overlap": {**SAC, "learn_updates": 60, "n_step": 1},
            "crossq_sac3_overlap": {**SAC, "preset": "crossq", "sac": True, "lr_actor": 1e-3, "lr_critic": 1e-3,
                                    "learn_updates": 60, "grad_clip": 0}}
 CANDIDATES.update(OVERLAP)
@@ -120,6 +121,7 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac_wide_overlap": "`sac_wide` on the overlap learner",
        "sac3_g0_overlap": "`sac3_overlap` without clipping the critic's gradient (Reacher's default clips its norm "
                           "at 1; SAC does not clip)",
+       "sac3_n1_overlap": "`sac3_overlap` with one-step targets, not 3-step (SAC's own; the SAC reported to walk used them)",
        "crossq_sac3_overlap": "`sac3_g0_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
                               "actor every third update) and its learning rates, 1e-3"}
 
