@@ -94,6 +94,7 @@ OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sa
            "sac_wide_overlap": CANDIDATES["sac_wide"],
            "sac3_g0_overlap": {**SAC, "learn_updates": 60, "grad_clip": 0},
            "sac3_n1_overlap": {**SAC, "learn_updates": 60, "n_step": 1},
+           "sac4_pd2_overlap": {**SAC, "learn_updates": 80, "policy_delay": 2},
            "crossq_sac3_overlap": {**SAC, "preset": "crossq", "sac": True, "lr_actor": 1e-3, "lr_critic": 1e-3,
                                    "learn_updates": 60, "grad_clip": 0}}
 CANDIDATES.update(OVERLAP)
@@ -122,6 +123,8 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac3_g0_overlap": "`sac3_overlap` without clipping the critic's gradient (Reacher's default clips its norm "
                           "at 1; SAC does not clip)",
        "sac3_n1_overlap": "`sac3_overlap` with one-step targets, not 3-step (SAC's own; the SAC reported to walk used them)",
+       "sac4_pd2_overlap": "`sac3_overlap` with 4 critic updates a decision and the actor every second one (TD3's "
+                           "delay): a third more for the critic at about the cost of 3 whole updates",
        "crossq_sac3_overlap": "`sac3_g0_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
                               "actor every third update) and its learning rates, 1e-3"}
 
