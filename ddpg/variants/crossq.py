@@ -16,9 +16,10 @@ Batch renormalisation (Ioffe 2017) rather than batch norm, as CrossQ does: after
 ``renorm_warmup`` updates the batch's statistics are corrected towards the running ones (the
 factors r and d, clipped to ``R_MAX`` and ``D_MAX``, carry no gradient), so training mode and the
 running statistics, which acting and the actor's loss use, drift apart less. The actor stays
-``model.Actor``; CrossQ's own critics are also much wider (2,048 units), which this CPU could not
-afford: the critic keeps ``critic_fc1``/``critic_fc2``. The agent's target copies still follow at
-tau (the metrics' probe reads them), but the update never does.
+``model.Actor`` (SAC's squashed Gaussian with ``sac``); CrossQ's own critics are also much wider
+(2,048 units), which this CPU could not afford: the critic keeps ``critic_fc1``/``critic_fc2``.
+The agent's target copies still follow at tau (the metrics' probe reads them), but the update
+never does.
 
 On Reacher, as built here, it learned nothing in 15 episodes of 20 arms; on Pendulum-v1 it
 learns, later than plain DDPG (Report.md, "More from each update").
