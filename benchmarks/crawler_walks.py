@@ -95,6 +95,7 @@ OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sa
            "sac3_g0_overlap": {**SAC, "learn_updates": 60, "grad_clip": 0},
            "sac3_n1_overlap": {**SAC, "learn_updates": 60, "n_step": 1},
            "sac4_pd2_overlap": {**SAC, "learn_updates": 80, "policy_delay": 2},
+           "sac4_pd4_overlap": {**SAC, "learn_updates": 80, "policy_delay": 4},
            "crossq_sac3_overlap": {**SAC, "preset": "crossq", "sac": True, "lr_actor": 1e-3, "lr_critic": 1e-3,
                                    "learn_updates": 60, "grad_clip": 0}}
 CANDIDATES.update(OVERLAP)
@@ -125,6 +126,9 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac3_n1_overlap": "`sac3_overlap` with one-step targets, not 3-step (SAC's own; the SAC reported to walk used them)",
        "sac4_pd2_overlap": "`sac3_overlap` with 4 critic updates a decision and the actor every second one (TD3's "
                            "delay): a third more for the critic at about the cost of 3 whole updates",
+       "sac4_pd4_overlap": "`sac4_pd2_overlap` with the actor at every fourth update, once a decision, as REDQ "
+                           "has it (Chen et al. 2021: many critic updates, one of the actor, per transition); "
+                           "4 full updates a decision did worse than 4 of the critic with 2 of the actor",
        "crossq_sac3_overlap": "`sac3_g0_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
                               "actor every third update) and its learning rates, 1e-3"}
 
