@@ -11,6 +11,7 @@ from ddpg.variants.batch_norm import BatchNormActor
 from ddpg.variants.config import switch_value
 from ddpg.variants.noisy import NoisyActor
 from ddpg.variants.prioritized import PrioritizedReplayBuffer, SumTree
+from ddpg.variants.twin import PolicyDelay
 from ddpg_agent import Agent, DDPGConfig
 
 SMALL = {"buffer_size": 2000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
@@ -232,6 +233,51 @@ def test_td3_preset_and_its_three_changes() -> None:
     agent.learn_many(1)  # an update in between: the critics learn, the actor and the targets wait
     assert torch.equal(agent.actor_local.fc1.weight, actor) and torch.equal(agent.critic_target.q2.fc3.weight, target)
     assert not torch.equal(agent.critic_local.q2.fc3.weight, critic)
+
+
+
+def _delayed_agent(variant: dict) -> VariantAgent:
+    """An agent of the variant with a buffer of 64 transitions and no update yet."""
+    agent = VariantAgent(33, 4, 0, config=parse_config({**SMALL, **variant}))
+    rng = np.random.default_rng(0)
+    states = rng.normal(size=(64, 33))
+    agent.memory.add(states, rng.uniform(-1, 1, (64, 4)), rng.normal(size=64), states[::-1], np.full(64, 0.9))
+    return agent
+
+
+@pytest.mark.parametrize("variant", [{"preset": "td3"}, {"preset": "td3", "policy_delay": 3},
+                                     {"preset": "sac", "policy_delay": 2}, {"preset": "crossq"},
+                                     {"preset": "crossq", "sac": True}])
+def test_updates_between_actor_steps_build_no_actor_loss(variant, monkeypatch) -> None:
+    """With a policy delay the actor's loss is built at the updates that step the actor, and only there."""
+    agent = _delayed_agent(variant)
+    mro = type(agent).__mro__
+    behind = next(k for k in mro[mro.index(PolicyDelay) + 1:] if "actor_loss" in k.__dict__)  # TD3's, SAC's or CrossQ's
+    loss, built = behind.__dict__["actor_loss"], []
+
+    def counted(self, states):
+        built.append(self.n_updates)
+        return loss(self, states)
+
+    monkeypatch.setattr(behind, "actor_loss", counted)
+    for _ in range(7):
+        agent.learn(agent.memory.sample())
+    assert built == list(range(0, 7, agent.config.policy_delay))
+
+
+def test_skipping_the_actor_loss_between_actor_steps_changes_no_update(monkeypatch) -> None:
+    """TD3's actor loss draws no numbers, so its updates with and without the skip are bitwise the same."""
+    def trained() -> list[torch.Tensor]:
+        agent = _delayed_agent({"preset": "td3"})
+        torch.manual_seed(3)
+        for _ in range(7):
+            agent.learn(agent.memory.sample())
+        return [p.detach().clone() for m in (agent.actor_local, agent.critic_local, agent.critic_target)
+                for p in m.parameters()]
+
+    skipping = trained()
+    monkeypatch.delattr(PolicyDelay, "actor_loss")  # every update builds it, as before
+    assert all(torch.equal(a, b) for a, b in zip(skipping, trained(), strict=True))
 
 
 def test_batch_norm_replaces_the_critics_layer_norm() -> None:

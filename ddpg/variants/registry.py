@@ -84,6 +84,8 @@ class Variant:
 
 
 VARIANTS: list[Variant] = [
+    # in front of the pieces whose actor_loss replaces Agent's (CrossQ, SAC): its own skips theirs between actor steps
+    Variant("policy_delay", PolicyDelay, needs=("optimise", "actor_loss")),
     Variant("obs_norm", ObservationNormalisation,
             capture_problem="observation normalisation updates its statistics at every step, which a graph replaying "
                             "while the environment steps would read mid-write (not yet made safe, nor tried on a GPU)"),
@@ -98,7 +100,6 @@ VARIANTS: list[Variant] = [
             capture_problem="NoisyNet draws its weight noise from a CPU generator", needs=("learn",)),
     Variant("exploration", GaussianExploration, "gaussian"),
     Variant("goal_paths", GoalPathsPiece, data_only=True),
-    Variant("policy_delay", PolicyDelay, needs=("optimise",)),
     Variant("target_noise", TargetSmoothing, settings=("target_noise_clip",), needs=("target_action",)),
     Variant("twin_critics", TwinCritics, needs=("critic_values",)),
     Variant("ensemble", Ensemble, settings=("ensemble_subset",), needs=("critic_values",)),

@@ -63,9 +63,15 @@ class TargetSmoothing:
 
 class PolicyDelay:
     """The piece (``registry``): TD3's delayed policy updates: the actor and the targets every
-    ``policy_delay``-th update; the updates in between step the critic only."""
+    ``policy_delay``-th update; the updates in between step the critic only, and compute no actor
+    loss (SAC's would draw actions and run both critics for nothing)."""
 
     partly_replaces = ("optimise",)  # the updates in between are its own code, not Agent.optimise
+
+    def actor_loss(self: Any, states: torch.Tensor) -> torch.Tensor:
+        if self.n_updates % self.config.policy_delay:  # a critic-only update (optimise's test): nothing reads it
+            return states.new_zeros(())
+        return super().actor_loss(states)  # type: ignore[misc]
 
     def optimise(self: Any, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
         if self.n_updates % self.config.policy_delay == 0:
