@@ -13,6 +13,7 @@ from ddpg.variants.noisy import NoisyActor
 from ddpg.variants.prioritized import PrioritizedReplayBuffer, SumTree
 from ddpg.variants.twin import PolicyDelay
 from ddpg_agent import Agent, DDPGConfig
+from tests._agent_helpers import fill
 
 SMALL = {"buffer_size": 2000, "batch_size": 32, "warmup": 64, "learn_every": 5, "learn_updates": 2}
 
@@ -235,14 +236,9 @@ def test_td3_preset_and_its_three_changes() -> None:
     assert not torch.equal(agent.critic_local.q2.fc3.weight, critic)
 
 
-
 def _delayed_agent(variant: dict) -> VariantAgent:
     """An agent of the variant with a buffer of 64 transitions and no update yet."""
-    agent = VariantAgent(33, 4, 0, config=parse_config({**SMALL, **variant}))
-    rng = np.random.default_rng(0)
-    states = rng.normal(size=(64, 33))
-    agent.memory.add(states, rng.uniform(-1, 1, (64, 4)), rng.normal(size=64), states[::-1], np.full(64, 0.9))
-    return agent
+    return fill(VariantAgent(33, 4, 0, config=parse_config({**SMALL, **variant})), 64)
 
 
 @pytest.mark.parametrize("variant", [{"preset": "td3"}, {"preset": "td3", "policy_delay": 3},

@@ -66,15 +66,19 @@ class PolicyDelay:
     ``policy_delay``-th update; the updates in between step the critic only, and compute no actor
     loss (SAC's would draw actions and run both critics for nothing)."""
 
-    partly_replaces = ("optimise",)  # the updates in between are its own code, not Agent.optimise
+    partly_replaces = ("actor_loss", "optimise")  # the updates in between are its own code, not Agent's
+
+    def actor_learns(self: Any) -> bool:
+        """Whether this update steps the actor and the targets: every ``policy_delay``-th."""
+        return self.n_updates % self.config.policy_delay == 0
 
     def actor_loss(self: Any, states: torch.Tensor) -> torch.Tensor:
-        if self.n_updates % self.config.policy_delay:  # a critic-only update (optimise's test): nothing reads it
+        if not self.actor_learns():  # a critic-only update: nothing reads it
             return states.new_zeros(())
         return super().actor_loss(states)  # type: ignore[misc]
 
     def optimise(self: Any, actor_loss: torch.Tensor, critic_loss: torch.Tensor) -> None:
-        if self.n_updates % self.config.policy_delay == 0:
+        if self.actor_learns():
             return super().optimise(actor_loss, critic_loss)  # type: ignore[misc]
         self.critic_optimizer.zero_grad()
         critic_loss.backward()
