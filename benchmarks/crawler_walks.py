@@ -96,6 +96,7 @@ OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sa
            "sac3_n1_overlap": {**SAC, "learn_updates": 60, "n_step": 1},
            "sac4_pd2_overlap": {**SAC, "learn_updates": 80, "policy_delay": 2},
            "sac4_pd4_overlap": {**SAC, "learn_updates": 80, "policy_delay": 4},
+           "sac4_pd2_joint_overlap": {**SAC, "learn_updates": 80, "policy_delay": 2, "critic_action": "first"},
            "crossq_sac3_overlap": {**SAC, "preset": "crossq", "sac": True, "lr_actor": 1e-3, "lr_critic": 1e-3,
                                    "learn_updates": 60, "grad_clip": 0}}
 CANDIDATES.update(OVERLAP)
@@ -129,6 +130,9 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac4_pd4_overlap": "`sac4_pd2_overlap` with the actor at every fourth update, once a decision, as REDQ "
                            "has it (Chen et al. 2021: many critic updates, one of the actor, per transition); "
                            "4 full updates a decision did worse than 4 of the critic with 2 of the actor",
+       "sac4_pd2_joint_overlap": "`sac4_pd2_overlap` with each critic reading the action at its first layer, beside "
+                                 "the state, as TD3's and SAC's critics do (the SAC known to walk this Crawler among "
+                                 "them), not at its second as the DDPG paper's: 20 actions, not Reacher's 4",
        "crossq_sac3_overlap": "`sac3_g0_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
                               "actor every third update) and its learning rates, 1e-3"}
 

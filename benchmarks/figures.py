@@ -5,12 +5,13 @@ files, a diagnosis's turning points, the settings as the code holds them. Each r
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-from benchmarks.catalogue import RESULTS, Record, ResultError, ep, files, glob, load, median, rel, seeds, short, table, text
+from benchmarks.catalogue import RESULTS, Record, ResultError, ep, files, glob, load, median, rel, rows, seeds, short, table, text
 
 # The 20-arm defaults over seeds 0-19 (each the next's predecessor: "today" is the agent's own update, "gamma095"
 # the same settings on the retired hand-written CPU learner), and the one-arm settings' runs.
@@ -395,3 +396,38 @@ def crawler_walks_table(stage: str) -> str:
         return f"No seed of the {stage} stage is committed yet."
     return table(["candidate", "settings", "seeds", "greedy mean of each seed", "median",
                   "training average at the end (100 crawler-episodes)", "transitions a seed", "minutes a seed"], rows_)
+
+
+def crawler_here_at(kind: str, level: int) -> Record | None:
+    """The study's best final candidate at the first round of each seed that reaches ``level`` ``kind``
+    ("transitions" or "updates"; a seed's budget, 999,996 transitions, counts as reaching a point at it): the
+    median, lowest and highest seed's training average over the last 100 crawler-episodes, and the other count
+    (the median seed's). None when a seed never gets there."""
+    name, runs = next(iter(crawler_walks("final").items()))
+    column = ("transitions", "updates").index(kind)
+    found = []
+    for r in runs:
+        metrics = rows(f"benchmarks/results/crawler_walks/final/{name}/seed{r.seed}/metrics.csv")
+        updates = itertools.accumulate(int(m.updates) for m in metrics)
+        curve = [(int(m.env_steps), u, float(m.average100)) for m, u in zip(metrics, updates, strict=True)]
+        found.append(next((x for x in curve if x[column] >= min(level, curve[-1][column])), None))
+    if None in found:
+        return None
+    avg = sorted(x[2] for x in found)
+    return Record({"candidate": name, "median": median(avg), "lowest": avg[0], "highest": avg[-1],
+                   "other": median([x[1 - column] for x in found])})
+
+
+def crawler_against_reference(kind: str) -> str:
+    """The SAC known to walk the course's own build (crawler_reference/sac_walks.json) where it first reaches
+    each point of ``kind`` ("transitions" or "updates"): its training score (96 crawler-episodes), mean life and
+    the other count; beside it the study's best final candidate there (``crawler_here_at``)."""
+    other = ("updates", "transitions")[("transitions", "updates").index(kind)]
+    name = next(iter(crawler_walks("final")))
+    rows_ = []
+    for p in load("sac_walks.json")[f"by_{kind}"]:
+        h = crawler_here_at(kind, p.at)
+        here = ["-", "-"] if h is None else [f"{h.median:.1f} ({h.lowest:.1f} to {h.highest:.1f})", f"{h.other:,.0f}"]
+        rows_.append([f"{p.at:,}", f"{p.score:.1f}", f"{p.life:.0f}", f"{p[other]:,}", *here])
+    return table([kind, "reference: training score", "reference: mean life (decisions)", f"reference: {other}",
+                  f"`{name}`: training average, median seed (lowest to highest)", f"`{name}`: {other}"], rows_)

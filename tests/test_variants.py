@@ -236,6 +236,38 @@ def test_td3_preset_and_its_three_changes() -> None:
     assert not torch.equal(agent.critic_local.q2.fc3.weight, critic)
 
 
+@pytest.mark.parametrize("variant", [{}, {"preset": "sac", "obs_norm": True}, {"preset": "redq", "ensemble": 3},
+                                     {"preset": "td3", "critic_fc1": 48, "critic_fc2": 24, "critic_layer_norm": False}])
+def test_critic_action_first_reads_the_action_beside_the_state(variant) -> None:
+    """{"critic_action": "first"}: every critic's first layer reads [state, action], its second the first's units
+    alone, at the widths and with the layer norm the config asks for, initialised as model.Critic; the action
+    reaches Q through the first layer only."""
+    config = parse_config({**SMALL, **variant, "critic_action": "first"})
+    agent = VariantAgent(33, 4, 0, config=config)
+    fc1, fc2 = config.critic_fc1 or 128, config.critic_fc2 or 128
+    weights = {name.replace("__", "."): p for name, p in agent.critic_local.named_parameters()}
+    first = [p for name, p in weights.items() if name.endswith("fcs1.weight")]
+    second = [p for name, p in weights.items() if name.endswith("fc2.weight")]
+    assert first and len(first) == len(second)
+    assert all(p.shape[-2:] == (fc1, 33 + 4) and p.abs().max() <= 1 / 37 ** 0.5 for p in first)
+    assert all(p.shape[-2:] == (fc2, fc1) for p in second)
+    assert any(".ln1." in name or name.startswith("ln1.") for name in weights) == config.critic_layer_norm
+    states, actions = torch.randn(16, 33), torch.rand(16, 4) * 2 - 1
+    with torch.no_grad():
+        q = torch.stack(agent.critic_values(states, actions))
+        assert not torch.allclose(q, torch.stack(agent.critic_values(states, actions.flip(0))))
+        for p in first:
+            p[..., 33:] = 0.0  # the action's columns of the first layer: with them gone Q ignores the action
+        assert torch.equal(torch.stack(agent.critic_values(states, actions)),
+                           torch.stack(agent.critic_values(states, -actions)))
+
+
+@pytest.mark.parametrize("other", [{"preset": "crossq"}, {"batch_norm": True}])
+def test_critic_action_first_refuses_the_variants_that_build_their_own_critic(other) -> None:
+    with pytest.raises(ValueError, match="critic_action"):
+        VariantAgent(33, 4, 0, config=parse_config({**SMALL, **other, "critic_action": "first"}))
+
+
 def _delayed_agent(variant: dict) -> VariantAgent:
     """An agent of the variant with a buffer of 64 transitions and no update yet."""
     return fill(VariantAgent(33, 4, 0, config=parse_config({**SMALL, **variant})), 64)

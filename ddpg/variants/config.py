@@ -50,6 +50,9 @@ class VariantConfig(DDPGConfig):
     ensemble_subset: int = setting(2, "count", "...the TD target the smallest target value of this many")
     crossq: bool = setting(False, "bool", "CrossQ: batch-renormalised critic, no target networks", network=True)
     renorm_warmup: int = setting(1000, ">=0", "CrossQ: plain batch norm for this many updates, then renormalised")
+    critic_action: str = setting("second", ("second", "first"), "the critic's layer the action joins: its second "
+                                 "(the DDPG paper's, model.py) or its first, beside the state (TD3's and SAC's)",
+                                 network=True)
     obs_norm: bool = setting(False, "bool", "observations normalised by their running mean and std (saved in the networks)",
                              network=True)
     sac: bool = setting(False, "bool", "SAC: a tanh-squashed Gaussian actor acting by its samples, the entropy in its "

@@ -22,6 +22,7 @@ from ddpg.variants.crossq import CrossQ
 from ddpg.variants.ensemble import Ensemble
 from ddpg.variants.gaussian import GaussianExploration
 from ddpg.variants.goal_paths import GoalPathsPiece
+from ddpg.variants.joint_input import JointInput
 from ddpg.variants.noisy import NoisyExploration
 from ddpg.variants.normalise import ObservationNormalisation
 from ddpg.variants.prioritized import PrioritizedReplay
@@ -104,6 +105,8 @@ VARIANTS: list[Variant] = [
     Variant("twin_critics", TwinCritics, needs=("critic_values",)),
     Variant("ensemble", Ensemble, settings=("ensemble_subset",), needs=("critic_values",)),
     Variant("batch_norm", BatchNormNetworks),
+    # behind the pieces that build their own critic (batch norm, CrossQ): compose refuses those pairs by name
+    Variant("critic_action", JointInput, "first"),
 ]
 
 
