@@ -97,6 +97,10 @@ OVERLAP = {"sac3_overlap": CANDIDATES["sac3"], "sac3_n5_overlap": CANDIDATES["sa
            "sac4_pd2_overlap": {**SAC, "learn_updates": 80, "policy_delay": 2},
            "sac4_pd4_overlap": {**SAC, "learn_updates": 80, "policy_delay": 4},
            "sac4_pd2_joint_overlap": {**SAC, "learn_updates": 80, "policy_delay": 2, "critic_action": "first"},
+           # the reference's settings as far as the config reaches (not its initialisation, nor its first-lives-only data)
+           "reference_sac6_overlap": {"preset": "sac", "gamma": 0.99, "lr_actor": 3e-4, "lr_critic": 3e-4, "tau": 5e-3,
+                                      "n_step": 1, "grad_clip": 0, "critic_layer_norm": False, "critic_action": "first",
+                                      **WIDE, "learn_updates": 120},
            "crossq_sac3_overlap": {**SAC, "preset": "crossq", "sac": True, "lr_actor": 1e-3, "lr_critic": 1e-3,
                                    "learn_updates": 60, "grad_clip": 0}}
 CANDIDATES.update(OVERLAP)
@@ -133,6 +137,11 @@ WHY = {"sac_wide": "SAC (twin critics, learned temperature) with gamma 0.99, obs
        "sac4_pd2_joint_overlap": "`sac4_pd2_overlap` with each critic reading the action at its first layer, beside "
                                  "the state, as TD3's and SAC's critics do (the SAC known to walk this Crawler among "
                                  "them), not at its second as the DDPG paper's: 20 actions, not Reacher's 4",
+       "reference_sac6_overlap": "the SAC known to walk the course's build (docs/crawler.md, \"Against the SAC known to "
+                                 "walk\"), as far as the config reaches: 256-unit networks, the action at the critics' "
+                                 "first layer, no layer norm, no observation normalisation, 1-step targets, no gradient "
+                                 "clipping, tau 0.005, and 6 updates a decision, about its updates per transition over "
+                                 "its first 300,000; a diagnostic (past 40 minutes at 1,000,000): does it take off here",
        "crossq_sac3_overlap": "`sac3_g0_overlap` with CrossQ's critics (batch renormalisation, no target networks, the "
                               "actor every third update) and its learning rates, 1e-3"}
 
