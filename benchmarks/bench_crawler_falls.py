@@ -22,6 +22,7 @@ import numpy as np
 from crawler import CrawlerEnvironment
 from crawler import observation as obs
 from crawler.mjcf import PARTS
+from ddpg.atomic import write_json
 from ddpg.playing import load_agent
 
 CAUSES = ("body", "upper leg", "none at the decision's end")
@@ -75,11 +76,10 @@ def main(argv: list[str] | None = None) -> None:
     if not (args.run / "run.json").is_file():
         parser.error(f"--run {args.run}: no run.json there (expected a run folder of train.py --env UnityCrawler-v0)")
     record = falls(args.run, args.decisions)
-    text = json.dumps(record, indent=1)
-    print(text)
+    print(json.dumps(record, indent=2))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(text + "\n")
+        write_json(args.json, record)
 
 
 if __name__ == "__main__":

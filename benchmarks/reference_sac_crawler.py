@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from ddpg.atomic import write_json
+
 SOURCE = "github.com/legalaspro/unity-reacher-crawler-deeprl, data/sac_crawler_{rewards,lengths}.npy, commit 4ee73e2"
 UPDATES_PER_DECISION, LEARNING_STARTS, CRAWLERS = 3, 20_000, 12
 AT_TRANSITIONS = (100_000, 200_000, 300_000, 500_000, 1_000_000)
@@ -77,11 +79,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--data {args.data}: no {', '.join(missing)} there (expected the data/ folder of a clone of "
                      "legalaspro/unity-reacher-crawler-deeprl)")
     record = reference(args.data)
-    text = json.dumps(record, indent=1)
-    print(text)
+    print(json.dumps(record, indent=2))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(text + "\n")
+        write_json(args.json, record)
 
 
 if __name__ == "__main__":
