@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_crawler import AGENTS
 from benchmarks.catalogue import RESULTS, Record, ResultError, ep, files, glob, load, median, rel, rows, seeds, short, table, text
 
 # The 20-arm defaults over seeds 0-19 (each the next's predecessor: "today" is the agent's own update, "gamma095"
@@ -400,17 +401,19 @@ def crawler_walks_table(stage: str) -> str:
 
 def crawler_here_at(kind: str, level: int) -> Record | None:
     """The study's best final candidate at the first round of each seed that reaches ``level`` ``kind``
-    ("transitions" or "updates"; a seed's budget, 999,996 transitions, counts as reaching a point at it): the
+    ("transitions" or "updates"; a seed within one decision of a point of transitions, as its budget's 999,996 is of
+    1,000,000, counts as reaching it): the
     median, lowest and highest seed's training average over the last 100 crawler-episodes, and the other count
     (the median seed's). None when a seed never gets there."""
     name, runs = next(iter(crawler_walks("final").items()))
     column = ("transitions", "updates").index(kind)
+    reached = level - (AGENTS if kind == "transitions" else 0)  # a decision is 12 transitions
     found = []
     for r in runs:
         metrics = rows(f"benchmarks/results/crawler_walks/final/{name}/seed{r.seed}/metrics.csv")
         updates = itertools.accumulate(int(m.updates) for m in metrics)
         curve = [(int(m.env_steps), u, float(m.average100)) for m, u in zip(metrics, updates, strict=True)]
-        found.append(next((x for x in curve if x[column] >= min(level, curve[-1][column])), None))
+        found.append(next((x for x in curve if x[column] >= reached), None))
     if None in found:
         return None
     avg = sorted(x[2] for x in found)
