@@ -66,7 +66,7 @@ def falls(run: Path, decisions: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--run", type=Path, required=True, help="a Crawler run folder (train.py --env UnityCrawler-v0)")
     parser.add_argument("--decisions", type=int, default=2000, help="decisions of greedy play (default 2000)")
     parser.add_argument("--json", type=Path, help="write the record here")

@@ -70,7 +70,7 @@ def reference(data: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--data", type=Path, required=True, help="data/ of a clone of legalaspro/unity-reacher-crawler-deeprl")
     parser.add_argument("--json", type=Path, help="write the record here")
     args = parser.parse_args(argv)
