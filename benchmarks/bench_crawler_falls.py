@@ -46,14 +46,15 @@ def falls(run: Path, decisions: int) -> dict[str, Any]:
     agent = load_agent(run=run)
     env = CrawlerEnvironment(num_agents=12, verbose=False, show_viewer=False)
     brain = env.brain_names[0]
-    info = env.reset(train_mode=True)[brain]
+    observations = np.asarray(env.reset(train_mode=True)[brain].vector_observations)
     life, lives, causes, parts = np.zeros(env.num_agents, int), [], Counter(), Counter()
     for _ in range(decisions):
-        info = env.step(agent.act(np.asarray(info.vector_observations), add_noise=False))[brain]
+        info = env.step(agent.act(observations, add_noise=False))[brain]
+        observations = np.asarray(info.vector_observations)
         life += 1
         done = np.asarray(info.local_done, bool)
         fell = done & ~np.asarray(info.max_reached, bool)
-        flags = touching(np.asarray(info.vector_observations))
+        flags = touching(observations)
         for i in np.flatnonzero(fell):
             lives.append(int(life[i]))
             causes[cause(flags[i])] += 1

@@ -5,6 +5,7 @@ files, a diagnosis's turning points, the settings as the code holds them. Each r
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import re
@@ -399,21 +400,28 @@ def crawler_walks_table(stage: str) -> str:
                   "training average at the end (100 crawler-episodes)", "transitions a seed", "minutes a seed"], rows_)
 
 
-def crawler_here_at(kind: str, level: int) -> Record | None:
-    """The study's best final candidate at the first round of each seed that reaches ``level`` ``kind``
-    ("transitions" or "updates"; a seed within one decision of a point of transitions, as its budget's 999,996 is of
-    1,000,000, counts as reaching it): the
-    median, lowest and highest seed's training average over the last 100 crawler-episodes, and the other count
-    (the median seed's). None when a seed never gets there."""
+@functools.cache
+def _final_curves() -> tuple[str, tuple[tuple[tuple[int, int, float], ...], ...]]:
+    """The study's best final candidate and each seed's rounds (transitions, updates so far, training average),
+    read once for every point the pages ask of it."""
     name, runs = next(iter(crawler_walks("final").items()))
-    column = ("transitions", "updates").index(kind)
-    reached = level - (AGENTS if kind == "transitions" else 0)  # a decision is 12 transitions
-    found = []
+    curves = []
     for r in runs:
         metrics = rows(f"benchmarks/results/crawler_walks/final/{name}/seed{r.seed}/metrics.csv")
         updates = itertools.accumulate(int(m.updates) for m in metrics)
-        curve = [(int(m.env_steps), u, float(m.average100)) for m, u in zip(metrics, updates, strict=True)]
-        found.append(next((x for x in curve if x[column] >= reached), None))
+        curves.append(tuple((int(m.env_steps), u, float(m.average100)) for m, u in zip(metrics, updates, strict=True)))
+    return name, tuple(curves)
+
+
+def crawler_here_at(kind: str, level: int) -> Record | None:
+    """The study's best final candidate at the first round of each seed that reaches ``level`` ``kind``
+    ("transitions" or "updates"; a seed within one decision of a point of transitions, as its budget's 999,996 is of
+    1,000,000, counts as reaching it): the median, lowest and highest seed's training average over the last 100
+    crawler-episodes, and the other count (the median seed's). None when a seed never gets there."""
+    name, curves = _final_curves()
+    column = ("transitions", "updates").index(kind)
+    reached = level - (AGENTS if kind == "transitions" else 0)  # a decision is 12 transitions
+    found = [next((x for x in curve if x[column] >= reached), None) for curve in curves]
     if None in found:
         return None
     avg = sorted(x[2] for x in found)
@@ -426,7 +434,7 @@ def crawler_against_reference(kind: str) -> str:
     each point of ``kind`` ("transitions" or "updates"): its training score (96 crawler-episodes), mean life and
     the other count; beside it the study's best final candidate there (``crawler_here_at``)."""
     other = ("updates", "transitions")[("transitions", "updates").index(kind)]
-    name = next(iter(crawler_walks("final")))
+    name = _final_curves()[0]
     rows_ = []
     for p in load("sac_walks.json")[f"by_{kind}"]:
         h = crawler_here_at(kind, p.at)
