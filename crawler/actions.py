@@ -38,7 +38,8 @@ def joint_targets(actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def drive_limits(actions: np.ndarray) -> np.ndarray:
     """The drives' maximum forces (n, 12), actuators' order: (s + 1) / 2 x 10000, an upper leg's
-    strength for both its hip axes (one slerp drive), a lower leg's for its knee."""
+    strength for both its hip axes (one slerp drive), a lower leg's for its knee. The strength is
+    not clipped: SetJointStrength uses the raw value (only the targets are clamped, by Lerp)."""
     s = (actions[:, 12:20] + 1.0) * 0.5 * scene.MAX_JOINT_FORCE
     return np.concatenate([s[:, :4], s[:, :4], s[:, 4:]], axis=1)
 

@@ -19,14 +19,14 @@ _POS, _YAXIS = SENSOR_SLICES["pos"], SENSOR_SLICES["yaxis"]
 
 
 def touching_in(rows: np.ndarray) -> np.ndarray:
-    """Which parts touch the ground in sensor rows (..., SENSOR_SIZE): within Unity's contact
-    offset of the platform's top, as GroundContact hears of it (the ground is a plane, so the
-    distance is exact)."""
+    """Which parts touch the ground in sensor rows (..., SENSOR_SIZE): within the sum of the two
+    shapes' contact offsets of the platform's top, where PhysX makes contacts and GroundContact
+    hears of them (the ground is a plane, so the distance is exact)."""
     shape = (*rows.shape[:-1], N_PARTS, 3)
     axis_y = rows[..., _YAXIS].reshape(shape)[..., 1]  # each part's own y axis (the capsules' length), world y
     centre_y = rows[..., _POS].reshape(shape)[..., 1] + axis_y * _CENTRE
     lowest = centre_y - np.abs(axis_y) * _HALF - _RADIUS
-    return np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET)
+    return np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_DISTANCE)
 
 
 __all__ = ["ENDS", "N_PARTS", "touching_in"]

@@ -62,8 +62,9 @@ _POS, _YAXIS, _ROOT_X, _ROOT_Z, _ROOT_VEL, _COM_VEL, _OMEGA = (SENSOR_SLICES[k] 
 _MJ_STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 _OLD_STATE_KEYS = frozenset({"commanded_rotation", "commanded_strength"})
 _STATE_KEYS = frozenset({*_OLD_STATE_KEYS, "simulation"})
-_SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "decisions", "done", "touching",
-                              "last_actions", "has_reset"})
+_OLD_SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "decisions", "done", "touching",
+                                  "last_actions", "has_reset"})
+_SIMULATION_KEYS = _OLD_SIMULATION_KEYS | {"dir_to_target"}
 
 class CrawlerEnvironment:
     """Built-in stand-in for `unityagents.UnityEnvironment` running the Crawler scene.
@@ -122,6 +123,10 @@ class CrawlerEnvironment:
         self._done = np.zeros(n, dtype=bool)
         self._last_actions = np.zeros((n, ACTION_SIZE))
         self._obs = np.zeros((n, obs.OBSERVATION_SIZE))
+        self._ended_obs = np.zeros((n, obs.OBSERVATION_SIZE), dtype=np.float32)
+        # CrawlerAgent.dirToTarget: set only in AgentAction (every physics step, before it runs), so
+        # (0, 0, 0) until the first action and one physics step stale after (a reset keeps it).
+        self._dir_to_target = np.zeros((n, 3))
         self._parts = np.zeros((n, N_PARTS, obs.LEG_PART_SIZE))
         self._rot = np.zeros((n, 3, 3))
         self._has_reset = False
@@ -165,7 +170,8 @@ class CrawlerEnvironment:
                 "simulation": {"substeps": self.substeps, "mujoco_state": states,
                                "force_limits": self._force_limits.tolist(), "decisions": self._decisions.tolist(),
                                "done": self._done.tolist(), "touching": self._touching.tolist(),
-                               "last_actions": self._last_actions.tolist(), "has_reset": self._has_reset}}
+                               "last_actions": self._last_actions.tolist(), "has_reset": self._has_reset,
+                               "dir_to_target": self._dir_to_target.tolist()}}
 
     @random_state.setter
     def random_state(self, state: dict[str, Any]) -> None:
@@ -189,7 +195,7 @@ class CrawlerEnvironment:
     def _set_simulation(self, sim: Any) -> None:
         """The "simulation" part of random_state: checked whole before anything is set."""
         n = self.num_agents
-        if not isinstance(sim, Mapping) or set(sim) != _SIMULATION_KEYS:
+        if not isinstance(sim, Mapping) or set(sim) not in (_SIMULATION_KEYS, _OLD_SIMULATION_KEYS):
             raise ValueError(f"the Crawler's saved simulation is a dict with the keys {sorted(_SIMULATION_KEYS)}, got "
                              f"{sorted(sim) if isinstance(sim, Mapping) else type(sim).__name__}")
         if sim["substeps"] != self.substeps:
@@ -198,9 +204,11 @@ class CrawlerEnvironment:
         size = mujoco.mj_stateSize(self._models[0], _MJ_STATE)
         arrays = {"mujoco_state": ((n, size), np.float64), "force_limits": ((n, 12, 2), np.float64),
                   "decisions": ((n,), np.int64), "done": ((n,), bool), "touching": ((n, N_PARTS), bool),
-                  "last_actions": ((n, ACTION_SIZE), np.float64)}
+                  "last_actions": ((n, ACTION_SIZE), np.float64), "dir_to_target": ((n, 3), np.float64)}
         values = {}
         for key, (shape, dtype) in arrays.items():
+            if key not in sim:  # saved before the direction was kept: the body's own, as it was then read
+                continue
             value = np.asarray(sim[key], dtype=dtype)
             if value.shape != shape:
                 raise ValueError(f"the saved simulation's {key} has shape {value.shape}, expected {shape} "
@@ -216,6 +224,7 @@ class CrawlerEnvironment:
         self._done[:] = values["done"]
         self._touching[:] = values["touching"]
         self._last_actions = values["last_actions"]
+        self._dir_to_target = values.get("dir_to_target", self._target - self._record[:, -1, _POS][:, :3])
         self._has_reset = bool(sim["has_reset"])
         self._display_stale = True
 
@@ -253,22 +262,33 @@ class CrawlerEnvironment:
         if not self._has_reset:
             raise RuntimeError("step() called before reset(): call env.reset(train_mode=True) first, as with the Unity binary")
         actions = checked_actions(vector_action, self.num_agents, ACTION_SIZE, BRAIN_NAME)
-        if self._done.any():  # agents restart by themselves after done, like the original
+        if self._done.any():  # only in a state saved before done crawlers restarted within the step
             self._restart(self._done)
         self._last_actions = actions
-        clipped = np.clip(actions, -1.0, 1.0)
-        self._targets[:], self._norm_rot = joint_targets(clipped)
-        self._strength = drive_limits(clipped)
-        self._force_limits[:, :, 0] = -self._strength
-        self._force_limits[:, :, 1] = self._strength
+        self._targets[:], self._norm_rot = joint_targets(actions)
+        self._strength = drive_limits(actions)
+        self._force_limits[:, :, 0] = -np.maximum(self._strength, 0.0)
+        self._force_limits[:, :, 1] = np.maximum(self._strength, 0.0)
         rewards = self._simulate()
         self._decisions += 1
-        ended = self._done | (self._decisions >= MAX_EPISODE_STEPS)
+        # Agent.maxStep 5000 calls Done() after the decision that reaches it is sent, so the timeout
+        # is reported one decision later, the 1001st (Agent.AgentStep / SendInfo order, ML-Agents 0.4.0).
+        timeout = self._decisions > MAX_EPISODE_STEPS
+        ended = self._done | timeout
+        info_max = timeout & ~self._done
+        self._ended_obs[ended] = self._obs[ended]
+        if ended.any():  # Agent.ResetIfDone runs before SendInfo: a done crawler is observed in its first pose
+            self._restart(ended)
         if self._viewer.is_open:
             self._viewer.sync(self._fill_display)
-        info = self._brain_info(rewards, ended, max_reached=ended & ~self._done)
-        self._done = ended
-        return {BRAIN_NAME: info}
+        return {BRAIN_NAME: self._brain_info(rewards, ended, max_reached=info_max)}
+
+    @property
+    def ended_observations(self) -> np.ndarray:
+        """The observations (n, 129) float32 the crawlers that were done at the last step ended in,
+        before Unity's reset replaced them with the first pose (Gymnasium's terminal observation;
+        other rows are stale)."""
+        return self._ended_obs.copy()
 
     def restart_agents(self, which: Any) -> np.ndarray:
         """Put the chosen crawlers (a boolean mask or indices) back to their first pose at rest now,
@@ -324,7 +344,7 @@ class CrawlerEnvironment:
             self._sensed_step1(model, data, self._record[i, -1])  # the first pose's sensors
         self._decisions[which] = 0
         self._done[which] = False
-        self._touching[:] = touching_in(self._record[:, -1])
+        self._touching[which] = False  # BodyPart.Reset clears GroundContact.touchingGround
         self._display_stale = True
         self._observe()
 
@@ -369,17 +389,23 @@ class CrawlerEnvironment:
             if not future.cancel():  # a helper that never started has nothing left to do
                 future.result()
         self._display_stale = True
-        record = self._record
-        touching = touching_in(record)  # (n, steps + 1, parts)
-        fell = (touching[:, 1:] & ENDS).any(axis=2).any(axis=1)
+        record, steps = self._record, scene.PHYSICS_STEPS_PER_DECISION
+        # PhysX finds contacts in simulate's narrow phase, from the poses the step starts from, and
+        # Unity sends OnCollisionEnter after it: a step's touches are those of the state before it.
+        touching = touching_in(record[:, :steps])  # (n, steps, parts)
+        ends = (touching & ENDS).any(axis=2)
+        fell = ends.any(axis=1)
+        falls_at = np.where(fell, ends.argmax(axis=1), steps)
         rewards = self._step_rewards(record[:, :-1])  # (n, steps)
         reward = np.zeros(self.num_agents)
-        for j in range(rewards.shape[1]):  # added step by step, in Unity's order
+        for j in range(steps):  # in Unity's order: AgentAction adds, then the step's contact may SetReward(-1)
             reward += rewards[:, j]
+            reward[falls_at == j] = scene.GROUND_PENALTY
         self._touching[:] = touching[:, -1]
+        self._dir_to_target[:] = self._target - record[:, steps - 1, _POS][:, :3]  # the last AgentAction's
         self._observe()
         self._done = fell
-        return np.where(fell, scene.GROUND_PENALTY, reward)
+        return reward
 
     def _step_rewards(self, rows: np.ndarray) -> np.ndarray:
         """CrawlerAgent's reward of a physics step from the sensors (..., SENSOR_SIZE) before it:
@@ -396,8 +422,8 @@ class CrawlerEnvironment:
         positions = rows[:, _POS].reshape(n, N_PARTS, 3)
         pos, rot = positions[:, 0], self._rot
         rot[:, :, 0], rot[:, :, 1], rot[:, :, 2] = rows[:, _ROOT_X], rows[:, _YAXIS][:, :3], rows[:, _ROOT_Z]
-        to_target = self._target - pos
-        o[:, 0:3] = to_target / np.linalg.norm(to_target, axis=1, keepdims=True)
+        length = np.linalg.norm(self._dir_to_target, axis=1, keepdims=True)
+        o[:, 0:3] = np.divide(self._dir_to_target, length, out=np.zeros_like(self._dir_to_target), where=length > 0)
         o[:, obs.BODY_HEIGHT] = pos[:, 1]
         o[:, obs.BODY_FORWARD:obs.BODY_FORWARD + 3] = rot[:, :, 2]
         o[:, obs.BODY_UP:obs.BODY_UP + 3] = rot[:, :, 1]

@@ -68,11 +68,13 @@ class CrawlerGymEnv(gym.Env):
         self._size = (width, height)
         self._env = CrawlerEnvironment(num_agents=1, verbose=False, show_viewer=False)
         self._over: str | None = None  # why the episode ended (terminated or truncated): step() needs reset() first
+        self._steps = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         info = self._env.reset(train_mode=True)[BRAIN_NAME]
         self._over = None
+        self._steps = 0
         return info.vector_observations[0].astype(np.float32), {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -81,11 +83,14 @@ class CrawlerGymEnv(gym.Env):
         if self._over is not None:
             raise RuntimeError(f"the episode is over ({self._over}): call reset() before step()")
         info = self._env.step(_shaped(action, ACTION_SPACE.shape).reshape(1, ACTION_SIZE))[BRAIN_NAME]
-        truncated = bool(info.max_reached[0])
-        terminated = bool(info.local_done[0]) and not truncated
+        self._steps += 1
+        terminated = bool(info.local_done[0]) and not bool(info.max_reached[0])
+        truncated = not terminated and self._steps >= MAX_EPISODE_STEPS
         if terminated or truncated:
             self._over = "terminated: the crawler fell" if terminated else f"truncated at decision {MAX_EPISODE_STEPS}"
-        return info.vector_observations[0].astype(np.float32), float(info.rewards[0]), terminated, truncated, {}
+        # Gymnasium's terminal observation is the fallen crawler's, not the first pose Unity reports
+        observation = self._env.ended_observations[0] if terminated else info.vector_observations[0]
+        return observation.astype(np.float32), float(info.rewards[0]), terminated, truncated, {}
 
     def render(self) -> np.ndarray | None:
         return None if self.render_mode is None else self._env.render(*self._size)
@@ -152,10 +157,11 @@ class CrawlerVectorEnv(VectorEnv):
             raise ValueError(f"crawlers {np.flatnonzero(self._pending).tolist()} ended their episodes: restart them "
                              "with reset(options={'reset_mask': mask}) before the next step (autoreset is disabled)")
         info = self._env.step(_shaped(actions, (self.num_envs, ACTION_SIZE)))[BRAIN_NAME]
-        observations = info.vector_observations.astype(np.float32)
+        fell = np.asarray(info.local_done, bool) & ~np.asarray(info.max_reached, bool)
+        # Gymnasium's terminal observations are the fallen crawlers', not the first pose Unity reports
+        observations = np.where(fell[:, None], self._env.ended_observations, info.vector_observations).astype(np.float32)
         rewards = np.asarray(info.rewards, dtype=np.float64)
         self._steps += 1
-        fell = np.asarray(info.local_done, bool) & ~np.asarray(info.max_reached, bool)
         truncated = (self._steps >= self._limit) & ~fell
         terminated = fell
         if not disabled and self._pending.any():  # NEXT_STEP autoreset: these start again, their actions unused

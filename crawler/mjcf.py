@@ -115,10 +115,14 @@ def _crawler(i: int) -> str:
     for k, (upper_pos, upper_rot, lower_pos, lower_rot) in enumerate(legs):
         rel_pos = body_rot.T @ (upper_pos - body_pos)
         rel_rot = body_rot.T @ upper_rot
-        # The hinge axis is the leg's own -x: a positive angle lowers the leg's far end.
+        # The prefab's ConfigurableJoint has axis (1, 0, 0) and secondary axis (0, 0, -1), and Unity's
+        # targetRotation = Quaternion.Euler(x, y, 0) acts as its inverse in that joint frame
+        # (JointDriveController.SetJointTargetRotation, ML-Agents 0.4.0): the leg turns by
+        # Rx(-x) Rz(+y) about its own axes. So hip x is a hinge about the leg's own -x (a positive
+        # angle lowers the far end) and hip y one about its own +z.
         parts += [
             f'<body name="upper{k}_{i}" pos="{_vec(rel_pos)}" quat="{_quat(rel_rot)}">',
-            f'<joint name="hip_y{k}_{i}" type="hinge" pos="0 {HIP:.9g} 0" axis="0 0 -1" '
+            f'<joint name="hip_y{k}_{i}" type="hinge" pos="0 {HIP:.9g} 0" axis="0 0 1" '
             f'range="{-scene.HIP_Y_LIMIT:g} {scene.HIP_Y_LIMIT:g}"/>',
             f'<joint name="hip_x{k}_{i}" type="hinge" pos="0 {HIP:.9g} 0" axis="-1 0 0" '
             f'range="{scene.HIP_X_LIMITS[0]:g} {scene.HIP_X_LIMITS[1]:g}"/>',

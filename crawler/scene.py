@@ -73,7 +73,9 @@ MAX_JOINT_FORCE = 10000.0  # JointDriveController maxJointForceLimit (prefab): m
 GROUND_TOP = 0.5  # Ground: m_LocalPosition y 0, m_LocalScale y 1, a unit BoxCollider: top at 0.5
 TARGET = (1175.0, 4.0)  # Target: platform x 200 + m_LocalPosition (975, 4, 0): world x, y (z: the platform's)
 FRICTION = 0.6  # Unity's default PhysicMaterial (every collider's m_Material is none)
-CONTACT_OFFSET = 0.01  # DynamicsManager m_DefaultContactOffset
+CONTACT_OFFSET = 0.01  # DynamicsManager m_DefaultContactOffset, every collider's (the ground's too)
+# PhysX makes contacts (and Unity's OnCollisionEnter) for shapes within the sum of their offsets.
+CONTACT_DISTANCE = 2 * CONTACT_OFFSET
 
 # ---------------------------------------------------------------- reward
 REWARD_VELOCITY = 0.03  # CrawlerAgent.RewardFunctionMovingTowards: AddReward(0.03f * movingTowardsDot)
@@ -138,6 +140,8 @@ SOURCES: tuple[Source, ...] = (
     Source("friction (static, dynamic)", "0.6, 0.6", UNITY_DEFAULT, "every collider's m_Material: none"),
     Source("contact offset", _fmt(CONTACT_OFFSET), "ProjectSettings/DynamicsManager.asset",
            "m_DefaultContactOffset"),
+    Source("contact distance (a part and the ground)", _fmt(CONTACT_DISTANCE), "ProjectSettings/DynamicsManager.asset",
+           "the sum of both shapes' m_DefaultContactOffset, where PhysX makes contacts"),
     Source("reward: velocity toward the target", _fmt(REWARD_VELOCITY), AGENT,
            "RewardFunctionMovingTowards: AddReward(0.03f * movingTowardsDot)"),
     Source("reward: facing the target", _fmt(REWARD_FACING), AGENT,

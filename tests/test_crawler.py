@@ -42,7 +42,9 @@ def test_the_first_observation_is_the_prefabs_pose() -> None:
     o = _env(2).reset()[BRAIN_NAME].vector_observations
     assert np.allclose(o[0], o[1])  # every platform the same
     first = o[0]
-    assert first[obs.TARGET_DIRECTION] == pytest.approx(1.0, abs=1e-5)  # the target 1375 ahead, along +x
+    # CrawlerAgent.dirToTarget is set only in AgentAction: before any action it is (0, 0, 0), as 13
+    # notebooks of the course print the genuine build's first observation
+    assert first[obs.TARGET_DIRECTION:obs.TARGET_DIRECTION + 3].tolist() == [0, 0, 0]
     assert first[obs.BODY_HEIGHT] == pytest.approx(2.25, abs=1e-6)
     assert np.allclose(first[obs.BODY_FORWARD:obs.BODY_FORWARD + 3], [1, 0, 0], atol=1e-6)
     assert np.allclose(first[obs.BODY_UP:obs.BODY_UP + 3], [0, 1, 0], atol=1e-6)
@@ -55,6 +57,30 @@ def test_the_first_observation_is_the_prefabs_pose() -> None:
         assert local[1] * scene.BODY_SCALE == pytest.approx(-scene.BODY_OFFSET[1], abs=1e-5)
         assert first[start + obs.ROTATION:start + obs.STRENGTH + 1].tolist() == [0, 0, 0, 0]  # no action yet
     assert first[obs.BODY:].reshape(-1)[obs.CONTACT] == 0
+    # the parts' origins in the body's frame as the genuine build printed them (legs 0-3: upper; lower)
+    printed = [(0.606093168, -0.142857209, -0.606078804), (1.33339906, -0.142857209, -1.33341408),
+               (-0.606093347, -0.142857209, -0.606078625), (-1.33339953, -0.142857209, -1.33341372),
+               (-0.606093168, -0.142857209, 0.606078804), (-1.33339906, -0.142857209, 1.33341408),
+               (0.606093347, -0.142857209, 0.606078625), (1.33339953, -0.142857209, 1.33341372)]
+    for part, expected in enumerate(printed, start=1):
+        start = obs.part_start(part) + obs.LOCAL_POSITION
+        assert np.allclose(first[start:start + 3], expected, atol=1e-5)
+
+
+def test_the_direction_to_the_target_is_the_last_physics_steps() -> None:
+    """After a decision the direction is that of AgentAction at its last physics step, from the body's
+    position before that step (one physics step stale), and a reset keeps it."""
+    env = _env(1)
+    env.reset()
+    o = env.step(np.r_[np.zeros(12), np.ones(8)][None])[BRAIN_NAME].vector_observations[0]
+    before_last = env._record[0, scene.PHYSICS_STEPS_PER_DECISION - 1, :3]
+    target = np.array([scene.TARGET[0], scene.TARGET[1], env._target[0, 2]])
+    expected = (target - before_last) / np.linalg.norm(target - before_last)
+    assert np.allclose(o[obs.TARGET_DIRECTION:obs.TARGET_DIRECTION + 3], expected, atol=1e-6)
+    after = env._record[0, -1, :3]
+    assert not np.allclose(expected, (target - after) / np.linalg.norm(target - after), atol=1e-9, rtol=0)
+    again = env.reset()[BRAIN_NAME].vector_observations[0]
+    assert np.array_equal(again[:3], o[:3])
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -70,8 +96,9 @@ def test_the_commanded_rotations_and_strengths_are_observed(seed: int) -> None:
                            np.c_[t[:, 2 * leg], t[:, 2 * leg + 1], np.zeros(3)], atol=1e-6)
         assert np.allclose(o[:, lower + obs.ROTATION:lower + obs.ROTATION + 3], np.c_[t[:, 8 + leg], np.zeros((3, 2))],
                            atol=1e-6)
-        assert np.allclose(o[:, upper + obs.STRENGTH], t[:, 12 + leg], atol=1e-6)
-        assert np.allclose(o[:, lower + obs.STRENGTH], t[:, 16 + leg], atol=1e-6)
+        # the strengths are not clipped (SetJointStrength uses the raw value)
+        assert np.allclose(o[:, upper + obs.STRENGTH], (actions[:, 12 + leg] + 1) / 2, atol=1e-6)
+        assert np.allclose(o[:, lower + obs.STRENGTH], (actions[:, 16 + leg] + 1) / 2, atol=1e-6)
 
 
 def test_actions_map_onto_the_joint_limits_and_drive_forces() -> None:
@@ -115,10 +142,21 @@ def test_a_crawler_without_drives_falls_ends_with_minus_one_and_starts_again() -
         if any(info.local_done):
             break
     assert info.local_done == [True, True] and info.max_reached == [False, False]
-    assert info.rewards == [-1.0, -1.0]
-    body = info.vector_observations[0, obs.BODY + obs.CONTACT]
-    uppers = info.vector_observations[0, [obs.part_start(p) + obs.CONTACT for p in (1, 3, 5, 7)]]
+    # SetReward(-1) replaces the decision's reward; the physics steps after the contact still add theirs
+    assert all(-1.2 < r < -0.8 for r in info.rewards)
+    # Agent.ResetIfDone runs before SendInfo: the done crawler is observed in its first pose ...
+    first = _env(1).reset()[BRAIN_NAME].vector_observations[0]
+    for part in range(9):  # its pose and velocities (the commands it was given stay, as BodyPart.Reset leaves them)
+        start = obs.part_start(part)
+        values = slice(start, start + (obs.PART_SIZE if part == 0 else obs.ROTATION))
+        assert np.array_equal(info.vector_observations[0, values], first[values])
+    assert np.array_equal(info.vector_observations[0, 3:obs.BODY], first[3:obs.BODY])
+    # ... while the pose it fell in is kept for Gymnasium's terminal observation
+    ended = env.ended_observations[0]
+    body = ended[obs.BODY + obs.CONTACT]
+    uppers = ended[[obs.part_start(p) + obs.CONTACT for p in (1, 3, 5, 7)]]
     assert body == 1 or uppers.any()
+    assert ended[obs.BODY_HEIGHT] < 1.5
     again = env.step(still)[BRAIN_NAME]
     assert again.local_done == [False, False]
     assert again.vector_observations[0, obs.BODY_HEIGHT] > 2.2  # back at the start, one decision in
@@ -129,8 +167,10 @@ def test_an_episode_lasts_1000_decisions(monkeypatch: pytest.MonkeyPatch) -> Non
     env = _env(1)
     env.reset()
     stand = np.r_[np.tile([1.0, 0.0], 4), np.zeros(4), np.ones(8)][None]
-    done = [env.step(stand)[BRAIN_NAME] for _ in range(3)]
-    assert [i.local_done[0] for i in done] == [False, False, True] and done[-1].max_reached == [True]
+    # maxStep's Done() comes after the decision that reaches it is sent: reported one decision later
+    done = [env.step(stand)[BRAIN_NAME] for _ in range(4)]
+    assert [i.local_done[0] for i in done] == [False, False, False, True] and done[-1].max_reached == [True]
+    assert done[-1].vector_observations[0, obs.BODY_HEIGHT] == pytest.approx(2.25, abs=1e-6)  # started again
     assert ce.MAX_EPISODE_STEPS != 1000 and __import__("crawler").MAX_EPISODE_STEPS == 1000
 
 
@@ -213,12 +253,13 @@ def test_gymnasium_envs_pass_the_checker_and_autoreset_on_the_next_step() -> Non
     first, _ = envs.reset(seed=0)
     still = np.tile(STILL, (2, 1)).astype(np.float32)
     for _ in range(200):
-        _, rewards, terminated, truncated, _ = envs.step(still)
+        fallen, rewards, terminated, truncated, _ = envs.step(still)
         if terminated.any():
             break
-    assert terminated.all() and not truncated.any() and (rewards == -1).all()
+    assert terminated.all() and not truncated.any() and (rewards < -0.8).all()
+    assert (fallen[:, obs.BODY_HEIGHT] < 1.5).all()  # the terminal observation is the fallen pose
     restart, rewards, terminated, _, _ = envs.step(still)
-    assert np.array_equal(restart[:, :obs.BODY], first[:, :obs.BODY]) and (rewards == 0).all() and not terminated.any()
+    assert np.array_equal(restart[:, 3:obs.BODY], first[:, 3:obs.BODY]) and (rewards == 0).all() and not terminated.any()
     envs.close()
 
 
@@ -428,11 +469,11 @@ def test_a_finished_gymnasium_episode_asks_for_reset_instead_of_restarting() -> 
         _, reward, terminated, truncated, _ = env.step(STILL.astype(np.float32))
         if terminated or truncated:
             break
-    assert terminated and reward == -1
+    assert terminated and reward < -0.8
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
         env.step(STILL.astype(np.float32))
     again, _ = env.reset()
-    assert np.array_equal(again[:obs.BODY], first[:obs.BODY])
+    assert np.array_equal(again[3:obs.BODY], first[3:obs.BODY])  # the direction is the last action's (Unity's)
     env.step(STILL.astype(np.float32))
     env.close()
 
@@ -440,7 +481,9 @@ def test_a_finished_gymnasium_episode_asks_for_reset_instead_of_restarting() -> 
 def test_a_truncated_gymnasium_episode_asks_for_reset(monkeypatch: pytest.MonkeyPatch) -> None:
     from crawler.gym_env import CrawlerGymEnv
 
-    monkeypatch.setattr(ce, "MAX_EPISODE_STEPS", 3)
+    import crawler.gym_env
+
+    monkeypatch.setattr(crawler.gym_env, "MAX_EPISODE_STEPS", 3)
     env = CrawlerGymEnv()
     env.reset()
     outcomes = [env.step(np.zeros(ACTION_SIZE, np.float32))[2:4] for _ in range(3)]

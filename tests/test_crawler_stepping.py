@@ -45,9 +45,12 @@ def _same(a: list, b: list) -> bool:
 
 
 class _PerStepCrawler:
-    """The reward, contacts and observation as the environment computed them before (commit
-    001be10): in Python between MuJoCo's mj_step1 and mj_step2 at every physics step, from the
-    bodies' poses and velocities. One crawler, stepped in the same model as the environment's."""
+    """The reward, contacts and observation computed in Python between MuJoCo's mj_step1 and
+    mj_step2 at every physics step, from the bodies' poses and velocities, in Unity's order:
+    AgentAction (direction to the target, reward) then the physics step, whose narrow phase finds
+    the contacts of the pose it starts from; a fall's SetReward(-1) replaces what the decision had
+    earned, later steps add; a done crawler is reset before it is observed. One crawler, stepped in
+    the same model as the environment's."""
 
     def __init__(self, n: int, i: int, substeps: int = 20) -> None:
         self.m = mujoco.MjModel.from_xml_string(build_mjcf(n, substeps, only=i))
@@ -58,6 +61,7 @@ class _PerStepCrawler:
         self.m.actuator_forcerange[:] = 0.0
         self.norm_rot, self.strength = np.zeros(12), np.zeros(12)
         self.done = False
+        self.dir_to_target = np.zeros(3)
         self.restart()
 
     def restart(self) -> None:
@@ -65,6 +69,7 @@ class _PerStepCrawler:
         self.d.qvel[:] = 0.0
         self.d.qacc_warmstart[:] = 0.0
         self.forward()
+        self.touching[:] = False
 
     def forward(self) -> None:
         mujoco.mj_fwdPosition(self.m, self.d)
@@ -76,7 +81,7 @@ class _PerStepCrawler:
         axis_y = d.xmat[b, 4]
         centre_y = d.xpos[b, 1] + axis_y * _CENTRE
         lowest = centre_y - np.abs(axis_y) * _HALF - _RADIUS
-        self.touching = np.less_equal(lowest - scene.GROUND_TOP, scene.CONTACT_OFFSET)
+        self.touching = np.less_equal(lowest - scene.GROUND_TOP, 2 * scene.CONTACT_OFFSET)
 
     def body_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         d, b = self.d, self.bodies[:1]
@@ -90,33 +95,34 @@ class _PerStepCrawler:
                 + scene.REWARD_FACING * np.einsum("ij,ij->i", rot[:, :, 2], direction))
 
     def step(self, action: np.ndarray) -> tuple[float, np.ndarray]:
-        if self.done:
-            self.restart()
-        clipped = np.clip(action[None], -1.0, 1.0)
-        targets, norm = joint_targets(clipped)
-        self.norm_rot, self.strength = norm[0], drive_limits(clipped)[0]
+        targets, norm = joint_targets(action[None])
+        self.norm_rot, self.strength = norm[0], drive_limits(action[None])[0]
         self.d.ctrl[:] = targets[0]
-        self.m.actuator_forcerange[:, 0], self.m.actuator_forcerange[:, 1] = -self.strength, self.strength
-        reward, fell = np.zeros(1), np.zeros(1, dtype=bool)
-        for j in range(scene.PHYSICS_STEPS_PER_DECISION):
+        cap = np.maximum(self.strength, 0.0)
+        self.m.actuator_forcerange[:, 0], self.m.actuator_forcerange[:, 1] = -cap, cap
+        reward, fell = np.zeros(1), False
+        for _ in range(scene.PHYSICS_STEPS_PER_DECISION):
             mujoco.mj_step1(self.m, self.d)
-            if j > 0:
-                self.read_contacts()
-                fell |= (self.touching & _ENDS).any()
-            reward += np.where(fell, 0.0, self.step_reward())
+            self.dir_to_target = self.target - self.body_state()[0][0]  # AgentAction
+            reward += self.step_reward()
+            self.read_contacts()  # the narrow phase, on the pose the step starts from
+            if not fell and (self.touching & _ENDS).any():
+                fell, reward[:] = True, scene.GROUND_PENALTY  # OnCollisionEnter after the step: SetReward(-1)
             mujoco.mj_step2(self.m, self.d)
             mujoco.mj_step(self.m, self.d, nstep=self.substeps - 1)
+        touching = self.touching.copy()
         self.forward()
-        fell |= (self.touching & _ENDS).any()
-        self.done = bool(fell[0])
-        return float(np.where(fell, scene.GROUND_PENALTY, reward)[0]), self.observe()
+        self.touching = touching  # the last step's contacts
+        self.done = fell
+        if fell:  # ResetIfDone, before the observation is sent
+            self.restart()
+        return float(reward[0]), self.observe()
 
     def observe(self) -> np.ndarray:
         d, o = self.d, np.zeros(obs.OBSERVATION_SIZE)
         pos, rot, _ = self.body_state()
         pos, rot = pos[0], rot[0]
-        to_target = self.target - pos
-        o[0:3] = to_target / np.linalg.norm(to_target)
+        o[0:3] = self.dir_to_target / np.linalg.norm(self.dir_to_target)
         o[obs.BODY_HEIGHT] = pos[1]
         o[obs.BODY_FORWARD:obs.BODY_FORWARD + 3] = rot[:, 2]
         o[obs.BODY_UP:obs.BODY_UP + 3] = rot[:, 1]
