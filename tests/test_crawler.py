@@ -479,9 +479,8 @@ def test_a_finished_gymnasium_episode_asks_for_reset_instead_of_restarting() -> 
 
 
 def test_a_truncated_gymnasium_episode_asks_for_reset(monkeypatch: pytest.MonkeyPatch) -> None:
-    from crawler.gym_env import CrawlerGymEnv
-
     import crawler.gym_env
+    from crawler.gym_env import CrawlerGymEnv
 
     monkeypatch.setattr(crawler.gym_env, "MAX_EPISODE_STEPS", 3)
     env = CrawlerGymEnv()
