@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -66,6 +66,21 @@ _OLD_SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "d
                                   "last_actions", "has_reset"})
 _SIMULATION_KEYS = _OLD_SIMULATION_KEYS | {"dir_to_target"}
 
+class ExternalPhysics(Protocol):
+    """Another engine stepping the same crawlers (benchmarks/physx/server.py's PhysX reference):
+    it answers in the sensor rows of crawler/mjcf.py (SENSOR_SIZE values a crawler), so this
+    class computes rewards, contacts and observations from either engine with the same code."""
+
+    def restart(self, mask: np.ndarray) -> np.ndarray:
+        """Put the masked crawlers (n,) in their first pose at rest; every crawler's row (n, SENSOR_SIZE)."""
+        ...
+
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """One decision of the raw actions (n, 20): the rows (n, steps + 1, SENSOR_SIZE) before each
+        physics step and after the last."""
+        ...
+
+
 class CrawlerEnvironment:
     """Built-in stand-in for `unityagents.UnityEnvironment` running the Crawler scene.
 
@@ -75,16 +90,20 @@ class CrawlerEnvironment:
     hips' x and y targets of legs 0-3 (0-7, in pairs), the knees' targets (8-11), the upper
     legs' strengths (12-15) and the lower legs' (16-19). The scene has no random draws, so
     `seed` changes nothing; it is accepted because the interface passes one. `threads` (default
-    `default_threads()`) step the crawlers; the numbers are the same on any count.
+    `default_threads()`) step the crawlers; the numbers are the same on any count. `physics`, an
+    `ExternalPhysics`, steps the crawlers in another engine instead of MuJoCo (the PhysX reference
+    of benchmarks/physx/), every rule of the scene unchanged.
     """
 
     def __init__(self, num_agents: int = 12, seed: int = 0, verbose: bool = True, show_viewer: bool = True,
-                 substeps: int = SUBSTEPS_PER_PHYSICS_STEP, threads: int | None = None) -> None:
+                 substeps: int = SUBSTEPS_PER_PHYSICS_STEP, threads: int | None = None,
+                 physics: ExternalPhysics | None = None) -> None:
         n = checked_positive_int(num_agents, "num_agents", "12 in the course's Crawler")
         checked_seed(seed)  # checked, though the scene draws nothing at random
         self.substeps = checked_positive_int(substeps, "substeps", "MuJoCo steps per physics step")
         self.threads = default_threads() if threads is None else checked_threads(threads)
         self.num_agents = n
+        self._external = physics
         # The display: every crawler in one model, for the viewer and render (crawler/mjcf.py's scene).
         self._model = mujoco.MjModel.from_xml_string(build_mjcf(n, self.substeps))
         self._display = mujoco.MjData(self._model)
@@ -161,6 +180,8 @@ class CrawlerEnvironment:
         state (mj_getState's integration state: time, positions, velocities, the solver's warm
         start, the drives' targets), its drives' force limits, decisions into the episode, done
         flag, parts touching the ground and last action."""
+        if self._external is not None:
+            raise ValueError("an environment stepped by external physics cannot save its state: only MuJoCo's is saved")
         states = []
         for model, data in zip(self._models, self._datas, strict=True):
             state = np.empty(mujoco.mj_stateSize(model, _MJ_STATE))
@@ -336,7 +357,9 @@ class CrawlerEnvironment:
 
     def _restart(self, which: np.ndarray) -> None:
         """BodyPart.Reset: each part of the chosen crawlers back to its first pose, at rest."""
-        for i in np.flatnonzero(which):
+        if self._external is not None:
+            self._record[which, -1] = self._external.restart(which)[which]
+        for i in np.flatnonzero(which) if self._external is None else ():
             model, data = self._models[i], self._datas[i]
             data.qpos[:] = self._qpos0[i]
             data.qvel[:] = 0.0
@@ -382,12 +405,15 @@ class CrawlerEnvironment:
         """Run one decision's physics steps; the decision's reward per agent, as Unity sums it:
         each physics step's reward from the state before it, unless the crawler's body or an
         upper leg touched the ground before a later step or after the last, which makes it -1."""
-        claim = itertools.count().__next__  # atomic under the GIL
-        futures = [self._pool.submit(self._step_claimed, claim) for _ in range(self._helpers)] if self._pool else []
-        self._step_claimed(claim)
-        for future in futures:
-            if not future.cancel():  # a helper that never started has nothing left to do
-                future.result()
+        if self._external is not None:
+            self._record[:] = self._external.step(self._last_actions)
+        else:
+            claim = itertools.count().__next__  # atomic under the GIL
+            futures = [self._pool.submit(self._step_claimed, claim) for _ in range(self._helpers)] if self._pool else []
+            self._step_claimed(claim)
+            for future in futures:
+                if not future.cancel():  # a helper that never started has nothing left to do
+                    future.result()
         self._display_stale = True
         record, steps = self._record, scene.PHYSICS_STEPS_PER_DECISION
         # PhysX finds contacts in simulate's narrow phase, from the poses the step starts from, and

@@ -490,3 +490,35 @@ def test_a_truncated_gymnasium_episode_asks_for_reset(monkeypatch: pytest.Monkey
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
         env.step(np.zeros(ACTION_SIZE, np.float32))
     env.close()
+
+
+def test_the_hips_sideways_target_turns_the_leg_about_its_own_plus_z() -> None:
+    """Unity's targetRotation = Euler(x, y, 0) acts as its inverse in the joint frame (axis (1, 0, 0),
+    secondary axis (0, 0, -1)): hip y = +20 degrees turns the upper leg by Rz(+20) about its own axes,
+    its outward y toward its own -x."""
+    env = _env(1)
+    env.reset()
+    body = env._models[0].body("upper0_0").id
+    start = env._datas[0].xmat[body].reshape(3, 3).copy()
+    action = np.r_[np.tile([1.0, 0.0], 4), np.zeros(4), np.ones(8)]
+    action[1] = 1.0  # leg 0's hip y target: +20 degrees
+    for _ in range(20):
+        env.step(action[None])
+    turned = start.T @ env._datas[0].xmat[body].reshape(3, 3)
+    angle = np.degrees(np.arctan2(-turned[0, 1], turned[1, 1]))
+    assert 12.0 < angle < 22.0  # toward +20, held short by the leg's weight; the other sign gives about -17
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.005, 0.0099, 0.0101, 0.015, 0.0199])
+def test_a_part_touches_within_both_shapes_contact_offsets(gap: float) -> None:
+    """PhysX makes contacts within the sum of both shapes' contact offsets (0.01 each): a body
+    sphere that far above the ground touches, one 0.021 above does not."""
+    from crawler.contacts import touching_in
+    from crawler.mjcf import BODY_RADIUS, SENSOR_SIZE, SENSOR_SLICES
+
+    row = np.zeros(SENSOR_SIZE)
+    row[SENSOR_SLICES["pos"]] = np.tile([0.0, 10.0, 0.0], 9)  # every part high up
+    row[SENSOR_SLICES["yaxis"]] = np.tile([1.0, 0.0, 0.0], 9)  # lying flat
+    for height, touches in ((gap, True), (0.021, False)):
+        row[1] = scene.GROUND_TOP + BODY_RADIUS + height
+        assert touching_in(row)[0] == touches

@@ -4,6 +4,8 @@
 #   PHYSX_GIT_DIR: a clone (or bare mirror) of github.com/NVIDIAGameWorks/PhysX at 4.1.2.
 #   PHYSX_WORK (default /tmp/physx) holds the sources, the build and the binary.
 # Then: $PHYSX_WORK/crawler_physx --episodes 40 > tests/physx_reference/crawler_physx_4_1.txt
+# Closed loop: $PHYSX_WORK/crawler_physx --serve --agents N, played from Python by
+# benchmarks/physx/server.py (tests/test_physx_server.py finds it at $CRAWLER_PHYSX).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 git_dir=${1:?usage: bash benchmarks/physx/build.sh PHYSX_GIT_DIR}

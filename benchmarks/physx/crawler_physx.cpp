@@ -6,7 +6,8 @@
 // with a slerp drive of spring 40000 and damper 3000 whose force limit is the agent's strength
 // (drive limits as forces); PGS, 12 position and 12 velocity iterations, dt 0.01333, 5 physics
 // steps per decision, max angular velocity 100, angular damping 0.05, friction 0.6, contact offset
-// 0.01. A decision's reward sums, over its physics steps, 0.03 v.d + 0.01 f.d from the state before
+// 0.01 on the crawlers' shapes (the ground plane keeps PhysX's default, 0.02, unless --contact-offset
+// is given: the committed reference ran so, and setting Unity's 0.01 there moves its numbers). A decision's reward sums, over its physics steps, 0.03 v.d + 0.01 f.d from the state before
 // the step; a body or upper leg within the contact offset of the ground (y = 0.5) after a step ends
 // the episode with -1. Episode e's actions come from splitmix64 seeded seed + e (crawler/fidelity.py draws the same).
 //
@@ -15,7 +16,30 @@
 // Output: one line per episode: "EPISODE policy k decisions fell reward height30 speedmax",
 // and for still/stand the body's height and leg 0's hip and knee angles per decision
 // ("TRACE policy decision height hip knee").
-// Usage: crawler_physx [--episodes N] [--decisions N] [--seed S] [--policies a,b]
+// Usage: crawler_physx [--episodes N] [--decisions N] [--seed S] [--policies a,b] [readings]
+//
+// Closed loop: crawler_physx --serve --agents N [readings] builds N crawlers in one scene, crawler i
+// where Unity's platform i puts it (z = -300 + 50 i, crawler/mjcf.py agent_origin), and answers a
+// binary protocol on stdin/stdout (little-endian float64; benchmarks/physx/server.py is its client):
+//   'R' + N bytes: crawlers whose byte is nonzero back to their first pose at rest (drives keep their
+//       last settings, as BodyPart.Reset leaves them); reply N x 117: every crawler's sensor row now.
+//   'S' + N x 20 actions: every crawler's drives from its action, then 5 physics steps; reply
+//       N x 6 x 117: each crawler's sensor row before each physics step, then after the last.
+//   'Q': exit 0.
+// A sensor row is crawler/mjcf.py's SENSOR_SLICES in Unity's world coordinates (y up): each part's
+// position (the actor's pose: Unity's transform position) and y axis, in PARTS order (body, upper0,
+// lower0, ..., upper3, lower3); the body's x and z axes; the body's velocity; each part's velocity
+// at its centre of mass; each part's angular velocity.
+//
+// Readings Unity's closed engine does not settle (defaults: the committed reference's):
+//   --hip-y-sign minus|plus     the hip's target: minus (default) Ry(y) Rx(-x) in the joint frame;
+//                               plus, the genuine one, the inverse of Euler(x, y, 0) (see act()).
+//   --drive-limits force|impulse  maximumForce a force (default) or an impulse per step.
+//   --locked tiny-limit|locked-twist-swing  the prefab's locked angular axes limited to 0.01 degrees
+//                               under a slerp drive (default), or locked under twist and swing drives.
+//   --contact-offset X          the shapes' contact offset (default 0.01); given, the ground plane's
+//                               too (Unity's m_DefaultContactOffset is every collider's).
+//   --iters P V                 solver position and velocity iterations (default 12 12).
 
 #include "PxPhysicsAPI.h"
 
@@ -39,7 +63,28 @@ const float DEG = 3.14159265358979f / 180.f;
 // drive requires all angular dofs unlocked"), which would leave the crawler without drives, while
 // ML-Agents' crawler walks. The axes the prefab locks are therefore limited to a hundredth of a
 // degree here, and the slerp drive acts on the others.
+// (--locked locked-twist-swing instead locks them and drives the free axes with PhysX's twist and
+// swing drives, which PhysX keeps with locked axes.)
 const float LOCKED_LIMIT = 0.01f * 3.14159265358979f / 180.f;
+const int PHYSICS_STEPS = 5, SENSOR_SIZE = 117, ACTION_SIZE = 20;
+
+struct Options  // the readings above; the defaults are the committed reference's
+{
+	bool hipYPlus = false, driveImpulse = false, lockedTwistSwing = false, groundOffset = false;
+	float contactOffset = OFFSET;
+	int positionIters = 12, velocityIters = 12;
+};
+Options gOpt;
+
+// PxDefaultErrorCallback prints with puts, onto stdout, which carries the --serve protocol.
+class StderrErrorCallback : public PxErrorCallback
+{
+  public:
+	void reportError(PxErrorCode::Enum code, const char* message, const char* file, int line) override
+	{
+		std::fprintf(stderr, "PhysX error %d at %s:%d: %s\n", int(code), file, line, message);
+	}
+};
 
 struct Rng  // splitmix64, as crawler/fidelity.py
 {
@@ -63,7 +108,7 @@ struct Rng  // splitmix64, as crawler/fidelity.py
 };
 
 PxDefaultAllocator gAlloc;
-PxDefaultErrorCallback gErr;
+StderrErrorCallback gErr;
 PxPhysics* gPhysics;
 PxMaterial* gMat;
 
@@ -88,10 +133,10 @@ PxRigidDynamic* makeLeg(PxScene* scene, const PxTransform& pose, float half, flo
 	PxRigidDynamic* b = gPhysics->createRigidDynamic(pose);
 	PxShape* s = PxRigidActorExt::createExclusiveShape(*b, PxCapsuleGeometry(LEG_R, half), *gMat);
 	s->setLocalPose(PxTransform(PxVec3(0, centre, 0), PxQuat(PxHalfPi, PxVec3(0, 0, 1))));  // capsule x -> leg y
-	s->setContactOffset(OFFSET);
+	s->setContactOffset(gOpt.contactOffset);
 	s->setRestOffset(0.f);
 	PxRigidBodyExt::setMassAndUpdateInertia(*b, mass);
-	b->setSolverIterationCounts(12, 12);
+	b->setSolverIterationCounts(PxU32(gOpt.positionIters), PxU32(gOpt.velocityIters));
 	b->setMaxAngularVelocity(100.f);
 	b->setAngularDamping(0.05f);
 	b->setLinearDamping(0.f);
@@ -109,22 +154,39 @@ PxD6Joint* makeJoint(PxRigidDynamic* parent, PxRigidDynamic* child, float anchor
 	j->setMotion(PxD6Axis::eX, PxD6Motion::eLOCKED);
 	j->setMotion(PxD6Axis::eY, PxD6Motion::eLOCKED);
 	j->setMotion(PxD6Axis::eZ, PxD6Motion::eLOCKED);
-	j->setConstraintFlag(PxConstraintFlag::eDRIVE_LIMITS_ARE_FORCES, true);
+	j->setConstraintFlag(PxConstraintFlag::eDRIVE_LIMITS_ARE_FORCES, !gOpt.driveImpulse);  // else impulses per step
 	return j;
 }
 
-Crawler build(PxScene* scene)
+// Sets the drives of leg k's hip and knee: one slerp drive each, or (locked-twist-swing) twist and
+// swing drives of the same spring, damper and limit.
+void setDrives(Crawler& c, int k, float spring, float damper, float hipLimit, float kneeLimit)
+{
+	if(gOpt.lockedTwistSwing)
+	{
+		c.hip[k]->setDrive(PxD6Drive::eTWIST, PxD6JointDrive(spring, damper, hipLimit, false));
+		c.hip[k]->setDrive(PxD6Drive::eSWING, PxD6JointDrive(spring, damper, hipLimit, false));
+		c.knee[k]->setDrive(PxD6Drive::eTWIST, PxD6JointDrive(spring, damper, kneeLimit, false));
+	}
+	else
+	{
+		c.hip[k]->setDrive(PxD6Drive::eSLERP, PxD6JointDrive(spring, damper, hipLimit, false));
+		c.knee[k]->setDrive(PxD6Drive::eSLERP, PxD6JointDrive(spring, damper, kneeLimit, false));
+	}
+}
+
+// The crawler whose agent origin (the prefab's Crawler object) is origin: (-200, 2.1, z).
+Crawler build(PxScene* scene, const PxVec3& origin)
 {
 	Crawler c;
 	PxMat33 root = yaw(45.f);
-	PxVec3 origin(-200.f, 2.1f, 0.f);
 	PxTransform bodyPose(origin + root * PxVec3(0, 0.15f, 0), PxQuat(root * yaw(45.f)));
 	c.body = gPhysics->createRigidDynamic(bodyPose);
 	PxShape* s = PxRigidActorExt::createExclusiveShape(*c.body, PxSphereGeometry(BODY_R), *gMat);
-	s->setContactOffset(OFFSET);
+	s->setContactOffset(gOpt.contactOffset);
 	s->setRestOffset(0.f);
 	PxRigidBodyExt::setMassAndUpdateInertia(*c.body, 1.f);
-	c.body->setSolverIterationCounts(12, 12);
+	c.body->setSolverIterationCounts(PxU32(gOpt.positionIters), PxU32(gOpt.velocityIters));
 	c.body->setMaxAngularVelocity(100.f);
 	c.body->setAngularDamping(0.05f);
 	scene->addActor(*c.body);
@@ -139,15 +201,18 @@ Crawler build(PxScene* scene)
 		c.hip[k] = makeJoint(c.body, c.upper[k], HIP);
 		c.hip[k]->setMotion(PxD6Axis::eTWIST, PxD6Motion::eLIMITED);
 		c.hip[k]->setMotion(PxD6Axis::eSWING1, PxD6Motion::eLIMITED);
-		c.hip[k]->setMotion(PxD6Axis::eSWING2, PxD6Motion::eLIMITED);  // Unity: locked (see LOCKED_LIMIT)
+		// Unity: locked (see LOCKED_LIMIT)
+		c.hip[k]->setMotion(PxD6Axis::eSWING2, gOpt.lockedTwistSwing ? PxD6Motion::eLOCKED : PxD6Motion::eLIMITED);
 		c.hip[k]->setTwistLimit(PxJointAngularLimitPair(0.f, 60.f * DEG));  // about +x: lifting the leg
 		c.hip[k]->setSwingLimit(PxJointLimitCone(20.f * DEG, LOCKED_LIMIT));
 		c.knee[k] = makeJoint(c.upper[k], c.lower[k], KNEE);
 		c.knee[k]->setMotion(PxD6Axis::eTWIST, PxD6Motion::eLIMITED);
-		c.knee[k]->setMotion(PxD6Axis::eSWING1, PxD6Motion::eLIMITED);  // Unity: locked
-		c.knee[k]->setMotion(PxD6Axis::eSWING2, PxD6Motion::eLIMITED);
+		const PxD6Motion::Enum kneeSwing = gOpt.lockedTwistSwing ? PxD6Motion::eLOCKED : PxD6Motion::eLIMITED;
+		c.knee[k]->setMotion(PxD6Axis::eSWING1, kneeSwing);  // Unity: locked
+		c.knee[k]->setMotion(PxD6Axis::eSWING2, kneeSwing);
 		c.knee[k]->setTwistLimit(PxJointAngularLimitPair(-150.f * DEG, 0.f));  // about +x: lowering the foot
 		c.knee[k]->setSwingLimit(PxJointLimitCone(LOCKED_LIMIT, LOCKED_LIMIT));
+		setDrives(c, k, 0.f, 0.f, 0.f, 0.f);  // no drive until the first action (SetupBodyPart sets none)
 	}
 	c.start.push_back(c.body->getGlobalPose());
 	for(int k = 0; k < 4; k++) { c.start.push_back(c.upper[k]->getGlobalPose()); c.start.push_back(c.lower[k]->getGlobalPose()); }
@@ -175,12 +240,23 @@ void act(Crawler& c, const double* a)
 		double tx = std::fmin(std::fmax((a[2 * k] + 1) / 2, 0.0), 1.0), ty = std::fmin(std::fmax((a[2 * k + 1] + 1) / 2, 0.0), 1.0);
 		double tk = std::fmin(std::fmax((a[8 + k] + 1) / 2, 0.0), 1.0);
 		float hipX = float(-60.0 + 60.0 * tx) * DEG, hipY = float(-20.0 + 40.0 * ty) * DEG, knee = float(150.0 * tk) * DEG;
-		PxQuat twist(-hipX, PxVec3(1, 0, 0)), swing(hipY, PxVec3(0, 1, 0));
-		c.hip[k]->setDrivePosition(PxTransform(PxVec3(0), swing * twist));
+		PxQuat hip;
+		if(gOpt.hipYPlus)
+		{
+			// ML-Agents 0.4.0, JointDriveController.SetJointTargetRotation: xRot, yRot lerped over the
+			// limits, targetRotation = Quaternion.Euler(xRot, yRot, 0), i.e. Ry(yRot) Rx(xRot) (Unity's
+			// Euler turns about z, then x, then y). Unity's ConfigurableJoint drives the joint frame
+			// (axis (1, 0, 0), secondary axis (0, 0, -1): x the leg's x, y its -z) to the inverse of
+			// targetRotation, Rx(-xRot) Ry(-yRot) in that frame: the leg turns by Rx(-xRot) Rz(+yRot)
+			// about its own axes. PhysX's drive position is the child's joint frame in the parent's.
+			hip = PxQuat(-hipX, PxVec3(1, 0, 0)) * PxQuat(-hipY, PxVec3(0, 1, 0));
+		}
+		else  // the committed reference's: Ry(+yRot) Rx(-xRot) in the joint frame (crawler/mjcf.py's hinges)
+			hip = PxQuat(hipY, PxVec3(0, 1, 0)) * PxQuat(-hipX, PxVec3(1, 0, 0));
+		c.hip[k]->setDrivePosition(PxTransform(PxVec3(0), hip));
 		c.knee[k]->setDrivePosition(PxTransform(PxVec3(0), PxQuat(-knee, PxVec3(1, 0, 0))));
-		float up = float((a[12 + k] + 1) / 2 * MAXF), low = float((a[16 + k] + 1) / 2 * MAXF);
-		c.hip[k]->setDrive(PxD6Drive::eSLERP, PxD6JointDrive(SPRING, DAMPER, up, false));
-		c.knee[k]->setDrive(PxD6Drive::eSLERP, PxD6JointDrive(SPRING, DAMPER, low, false));
+		float up = float((a[12 + k] + 1) / 2 * MAXF), low = float((a[16 + k] + 1) / 2 * MAXF);  // not clipped
+		setDrives(c, k, SPRING, DAMPER, up, low);
 	}
 }
 
@@ -193,9 +269,9 @@ float lowest(PxRigidDynamic* b, float half, float centre)  // the capsule's lowe
 
 bool fell(const Crawler& c)
 {
-	if(c.body->getGlobalPose().p.y - BODY_R - GROUND <= OFFSET) return true;
+	if(c.body->getGlobalPose().p.y - BODY_R - GROUND <= gOpt.contactOffset) return true;
 	for(int k = 0; k < 4; k++)
-		if(lowest(c.upper[k], UPPER_HALF, 0.f) - GROUND <= OFFSET) return true;
+		if(lowest(c.upper[k], UPPER_HALF, 0.f) - GROUND <= gOpt.contactOffset) return true;
 	return false;
 }
 
@@ -207,6 +283,80 @@ double stepReward(const Crawler& c)
 	PxVec3 forward = t.q.rotate(PxVec3(0, 0, 1));
 	return 0.03 * c.body->getLinearVelocity().dot(d) + 0.01 * forward.dot(d);
 }
+
+void put(double* out, const PxVec3& v) { out[0] = v.x; out[1] = v.y; out[2] = v.z; }
+
+// crawler/mjcf.py's sensor row (SENSOR_SLICES) of the crawler's current state.
+void sense(const Crawler& c, double* row)
+{
+	const PxRigidDynamic* parts[9] = {c.body, c.upper[0], c.lower[0], c.upper[1], c.lower[1], c.upper[2], c.lower[2], c.upper[3], c.lower[3]};
+	for(int p = 0; p < 9; p++)
+	{
+		PxTransform t = parts[p]->getGlobalPose();
+		put(row + 3 * p, t.p);  // pos
+		put(row + 27 + 3 * p, t.q.rotate(PxVec3(0, 1, 0)));  // yaxis
+		put(row + 63 + 3 * p, parts[p]->getLinearVelocity());  // com_vel: PhysX's is the centre of mass's
+		put(row + 90 + 3 * p, parts[p]->getAngularVelocity());  // omega
+	}
+	PxQuat q = c.body->getGlobalPose().q;
+	put(row + 54, q.rotate(PxVec3(1, 0, 0)));  // root_xaxis
+	put(row + 57, q.rotate(PxVec3(0, 0, 1)));  // root_zaxis
+	put(row + 60, c.body->getLinearVelocity());  // root_vel: a sphere's origin is its centre of mass
+}
+
+bool readAll(void* buffer, size_t bytes) { return std::fread(buffer, 1, bytes, stdin) == bytes; }
+
+bool writeAll(const std::vector<double>& values)
+{
+	return std::fwrite(values.data(), sizeof(double), values.size(), stdout) == values.size() && std::fflush(stdout) == 0;
+}
+
+// The --serve loop (the protocol in the header). Exit status: 0 on 'Q' or end of input, 3 on a
+// short read or a failed write, 4 on an unknown opcode.
+int serve(PxScene* scene, std::vector<Crawler>& crawlers)
+{
+	const size_t n = crawlers.size();
+	std::vector<unsigned char> mask(n);
+	std::vector<double> actions(n * ACTION_SIZE), rows(n * SENSOR_SIZE), record(n * (PHYSICS_STEPS + 1) * SENSOR_SIZE);
+	for(;;)
+	{
+		int op = std::getchar();
+		if(op == EOF) return 0;
+		if(op == 'Q') return 0;
+		if(op == 'R')
+		{
+			if(!readAll(mask.data(), n)) { std::fprintf(stderr, "crawler_physx: short 'R' mask\n"); return 3; }
+			for(size_t i = 0; i < n; i++)
+			{
+				if(mask[i]) reset(crawlers[i]);
+				sense(crawlers[i], &rows[i * SENSOR_SIZE]);
+			}
+			if(!writeAll(rows)) return 3;
+		}
+		else if(op == 'S')
+		{
+			if(!readAll(actions.data(), actions.size() * sizeof(double))) { std::fprintf(stderr, "crawler_physx: short 'S' actions\n"); return 3; }
+			for(size_t i = 0; i < n; i++) act(crawlers[i], &actions[i * ACTION_SIZE]);
+			for(int j = 0; j <= PHYSICS_STEPS; j++)
+			{
+				for(size_t i = 0; i < n; i++) sense(crawlers[i], &record[(i * (PHYSICS_STEPS + 1) + size_t(j)) * SENSOR_SIZE]);
+				if(j == PHYSICS_STEPS) break;
+				scene->simulate(DT);
+				scene->fetchResults(true);
+			}
+			if(!writeAll(record)) return 3;
+		}
+		else { std::fprintf(stderr, "crawler_physx: unknown opcode %d\n", op); return 4; }
+	}
+}
+
+bool choice(const char* value, const char* a, const char* b, bool& isB)
+{
+	if(std::strcmp(value, a) == 0) isB = false;
+	else if(std::strcmp(value, b) == 0) isB = true;
+	else return false;
+	return true;
+}
 }  // namespace
 
 int main(int argc, char** argv)
@@ -214,15 +364,36 @@ int main(int argc, char** argv)
 	int episodes = 20, decisions = 1000;
 	uint64_t seed = 0;
 	std::string policies = "still,stand,uniform,gauss";
+	bool serving = false;
+	int agents = 1;
 	for(int i = 1; i < argc; i++)
 	{
 		std::string a = argv[i];
-		if(a == "--episodes" && i + 1 < argc) episodes = std::atoi(argv[++i]);
+		if(a == "--serve") serving = true;
+		else if(a == "--agents" && i + 1 < argc) agents = std::atoi(argv[++i]);
+		else if(a == "--hip-y-sign" && i + 1 < argc && choice(argv[i + 1], "minus", "plus", gOpt.hipYPlus)) i++;
+		else if(a == "--drive-limits" && i + 1 < argc && choice(argv[i + 1], "force", "impulse", gOpt.driveImpulse)) i++;
+		else if(a == "--locked" && i + 1 < argc && choice(argv[i + 1], "tiny-limit", "locked-twist-swing", gOpt.lockedTwistSwing)) i++;
+		else if(a == "--contact-offset" && i + 1 < argc)
+		{
+			gOpt.contactOffset = std::strtof(argv[++i], nullptr);
+			gOpt.groundOffset = true;
+			if(!(gOpt.contactOffset > 0.f)) { std::fprintf(stderr, "--contact-offset must be > 0 (the rest offset is 0)\n"); return 2; }
+		}
+		else if(a == "--iters" && i + 2 < argc)
+		{
+			gOpt.positionIters = std::atoi(argv[++i]);
+			gOpt.velocityIters = std::atoi(argv[++i]);
+			if(gOpt.positionIters < 1 || gOpt.positionIters > 255 || gOpt.velocityIters < 1 || gOpt.velocityIters > 255)
+			{ std::fprintf(stderr, "--iters P V: each 1 to 255\n"); return 2; }
+		}
+		else if(a == "--episodes" && i + 1 < argc) episodes = std::atoi(argv[++i]);
 		else if(a == "--decisions" && i + 1 < argc) decisions = std::atoi(argv[++i]);
 		else if(a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
 		else if(a == "--policies" && i + 1 < argc) policies = argv[++i];
-		else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
+		else { std::fprintf(stderr, "unknown option or value: %s\n", a.c_str()); return 2; }
 	}
+	if(agents < 1) { std::fprintf(stderr, "--agents must be at least 1\n"); return 2; }
 	PxFoundation* foundation = PxCreateFoundation(PX_PHYSICS_VERSION, gAlloc, gErr);
 	gPhysics = PxCreatePhysics(PX_PHYSICS_VERSION, *foundation, PxTolerancesScale(), false, nullptr);
 	PxInitExtensions(*gPhysics, nullptr);
@@ -235,8 +406,20 @@ int main(int argc, char** argv)
 	sd.bounceThresholdVelocity = 2.f;
 	PxScene* scene = gPhysics->createScene(sd);
 	PxRigidStatic* ground = PxCreatePlane(*gPhysics, PxPlane(0, 1, 0, -GROUND), *gMat);
+	if(gOpt.groundOffset)  // else PhysX's default (0.02), as the committed reference ran
+	{
+		PxShape* plane;
+		ground->getShapes(&plane, 1);
+		plane->setContactOffset(gOpt.contactOffset);
+	}
 	scene->addActor(*ground);
-	Crawler c = build(scene);
+	if(serving)
+	{
+		std::vector<Crawler> crawlers;
+		for(int i = 0; i < agents; i++) crawlers.push_back(build(scene, PxVec3(-200.f, 2.1f, -300.f + 50.f * float(i))));
+		return serve(scene, crawlers);
+	}
+	Crawler c = build(scene, PxVec3(-200.f, 2.1f, 0.f));
 	size_t from = 0;
 	while(from <= policies.size())
 	{
@@ -249,7 +432,7 @@ int main(int argc, char** argv)
 			Rng rng(seed + uint64_t(e));  // episode e's actions: the stream crawler/fidelity.py gives agent e
 			reset(c);
 			double a[20] = {0}, reward = 0, height30 = 0, speedmax = 0;
-			for(int k = 0; k < 4; k++) { c.hip[k]->setDrive(PxD6Drive::eSLERP, PxD6JointDrive(0, 0, 0, false)); c.knee[k]->setDrive(PxD6Drive::eSLERP, PxD6JointDrive(0, 0, 0, false)); }
+			for(int k = 0; k < 4; k++) setDrives(c, k, 0.f, 0.f, 0.f, 0.f);
 			int n = 0;
 			bool down = false;
 			for(n = 1; n <= decisions && !down; n++)
