@@ -442,3 +442,23 @@ def crawler_against_reference(kind: str) -> str:
         rows_.append([f"{p.at:,}", f"{p.score:.1f}", f"{p.life:.0f}", f"{p[other]:,}", *here])
     return table([kind, "reference: training score", "reference: mean life (decisions)", f"reference: {other}",
                   f"`{name}`: training average, median seed (lowest to highest)", f"`{name}`: {other}"], rows_)
+
+
+def crawler_genuine_rows() -> str:
+    """The genuine-trained SAC and uniform random play by engine and reading (crawler_genuine/*.json):
+    first lives of 12 crawlers, as the actor's own notebook plays them."""
+    def reading(r: Record) -> str:
+        if "options" not in r.engine:
+            return f"{r.engine.name}, {r.engine.substeps} substeps (the built-in Crawler)"
+        return f"PhysX 4.1 reference `{' '.join(r.engine.options)}`" if r.engine.options else "PhysX 4.1 reference, as before"
+
+    def cell(part: Record) -> str:
+        return f"{part.mean_score:.1f} ± {part.score_se:.1f}"
+
+    records = [load(name.split("/")[-1]) for name in glob("crawler_genuine/genuine_*.json")]
+    records.sort(key=lambda r: (-r.actor.full_lives, -r.actor.mean_score))
+    return table({"engine and reading": reading, "SAC greedy: score ± s.e.": lambda r: cell(r.actor),
+                  "SAC: mean life (decisions)": "{actor.mean_life:.1f}",
+                  "SAC: lives reaching 1000": lambda r: f"{100 * r.actor.full_lives:.0f}%",
+                  "random: mean first life ± s.e.": lambda r: f"{r.random.mean_life:.1f} ± {r.random.life_se:.1f}"},
+                 records)
