@@ -1,32 +1,26 @@
 """The Unity ML-Agents Crawler task (CrawlerStaticTarget), behind the unityagents 0.4 interface.
 
 Per decision (one `step` call) each crawler's action sets its joints' drive targets and
-strengths, then the physics runs 5 steps of 0.01333 s, each `SUBSTEPS_PER_PHYSICS_STEP` (20)
-MuJoCo steps (`crawler/scene.py`: numbers and sources; crawler/mjcf.py: why 20).
-Rewards accrue on every physics step, as CrawlerAgent.AgentAction adds them, from the state
-before that step: 0.03 x the body's velocity toward the target plus 0.01 x the cosine between
-the body's forward axis and the direction to the target. A crawler whose body or upper leg
-touches the ground gets -1 for that decision (GroundContact's SetReward replaces what the
-decision had earned) and is done; so is one that reaches 1000 decisions (maxStep 5000). A done
-crawler starts again from its first pose at the next step, as Unity's resetOnDone does; its
-drives keep their last settings, as BodyPart.Reset leaves them.
+strengths, then the physics runs 5 steps of 0.01333 s (`crawler/scene.py`: numbers and sources).
+The rules follow ML-Agents 0.4.0 step by step: CrawlerAgent.AgentAction, every physics step before
+it runs, sets the direction to the target and adds 0.03 x the body's velocity toward it plus 0.01 x
+the cosine between the body's forward axis and it; the step's narrow phase finds the contacts of the
+pose it starts from, and a body or upper leg within both shapes' contact offsets of the ground makes
+GroundContact replace the decision's reward with -1 (the decision's later steps still add theirs)
+and end the crawler's episode; so does maxStep 5000, reported at the 1001st decision. A done
+crawler is reset before it is observed (Agent.ResetIfDone precedes SendInfo), its drives keeping
+their last settings, as BodyPart.Reset leaves them.
 
-MuJoCo steps the model (`crawler/mjcf.py`); each joint's slerp drive is a position actuator
-with the drive's spring and damper, limited to the strength the agent asks for. The crawlers
-never touch (50 apart), so each is stepped in a MuJoCo model and data of its own, on a few
-threads (`threads`, `CRAWLER_THREADS`): a crawler's numbers do not depend on the thread count
-or on the other crawlers. Python does no work per part or per MuJoCo step: the model's sensors
-record, per physics step, the poses and velocities the reward and the contacts need, and the
-decision's rewards are computed from them afterwards (a fall at any physics step makes the
-decision's reward -1, so nothing needs deciding while the physics runs). A model of all the
-crawlers is kept for the viewer and `render`, filled from the crawlers' states when shown.
+An engine steps the crawlers and answers in sensor rows (crawler/mjcf.py's SENSOR_SLICES): by
+default MuJoCo (crawler/mujoco_engine.py: each crawler in a model of its own, on a few threads), or
+another one (`physics`, the PhysX reference of benchmarks/physx/). The rules are computed here from
+the rows after the decision, with the same code for either engine. A model of all the crawlers is
+kept for the viewer and `render`, filled from MuJoCo's states when shown.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,15 +29,8 @@ from crawler import MAX_EPISODE_STEPS, scene
 from crawler import observation as obs
 from crawler.actions import ACTION_SIZE, drive_limits, joint_targets
 from crawler.contacts import ENDS, touching_in
-from crawler.mjcf import (
-    ACTUATED,
-    N_LEGS,
-    PARTS,
-    SENSOR_SIZE,
-    SENSOR_SLICES,
-    SUBSTEPS_PER_PHYSICS_STEP,
-    build_mjcf,
-)
+from crawler.mjcf import ACTUATED, N_LEGS, PARTS, SENSOR_SIZE, SENSOR_SLICES, SUBSTEPS_PER_PHYSICS_STEP, build_mjcf
+from crawler.mujoco_engine import MuJoCoCrawlers
 from crawler.threads import checked_threads, default_threads
 from envkit.brain import BrainInfo, BrainParameters
 from envkit.checks import checked_actions, checked_positive_int, checked_seed
@@ -57,9 +44,6 @@ QPOS_PER_AGENT = 7 + 3 * N_LEGS  # the body's free joint, then hip y, hip x, kne
 DOF_PER_AGENT = 6 + 3 * N_LEGS
 _POS, _YAXIS, _ROOT_X, _ROOT_Z, _ROOT_VEL, _COM_VEL, _OMEGA = (SENSOR_SLICES[k] for k in (
     "pos", "yaxis", "root_xaxis", "root_zaxis", "root_vel", "com_vel", "omega"))
-# What MuJoCo's mj_getState saves of each crawler: everything its future steps depend on
-# (time, qpos, qvel, act, the solver's warm start, ctrl, applied forces, ...).
-_MJ_STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 _OLD_STATE_KEYS = frozenset({"commanded_rotation", "commanded_strength"})
 _STATE_KEYS = frozenset({*_OLD_STATE_KEYS, "simulation"})
 _OLD_SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "decisions", "done", "touching",
@@ -78,6 +62,10 @@ class ExternalPhysics(Protocol):
     def step(self, actions: np.ndarray) -> np.ndarray:
         """One decision of the raw actions (n, 20): the rows (n, steps + 1, SENSOR_SIZE) before each
         physics step and after the last."""
+        ...
+
+    def close(self) -> None:
+        """Release what the engine holds (threads, a process)."""
         ...
 
 
@@ -103,7 +91,6 @@ class CrawlerEnvironment:
         self.substeps = checked_positive_int(substeps, "substeps", "MuJoCo steps per physics step")
         self.threads = default_threads() if threads is None else checked_threads(threads)
         self.num_agents = n
-        self._external = physics
         # The display: every crawler in one model, for the viewer and render (crawler/mjcf.py's scene).
         self._model = mujoco.MjModel.from_xml_string(build_mjcf(n, self.substeps))
         self._display = mujoco.MjData(self._model)
@@ -111,30 +98,11 @@ class CrawlerEnvironment:
         m = self._model
         assert m.nq == n * QPOS_PER_AGENT and m.nv == n * DOF_PER_AGENT and m.nu == 12 * n
         assert [m.actuator(j).name for j in range(12)] == [f"{a}_0" for a in ACTUATED]
-        # The physics: each crawler alone in a model of its own, where it stands in the scene.
-        self._models = [mujoco.MjModel.from_xml_string(build_mjcf(n, self.substeps, only=i)) for i in range(n)]
-        self._datas = [mujoco.MjData(model) for model in self._models]
-        # One crawler is one island, and its sensors are read only in each physics step's
-        # mj_step1: both left off elsewhere, which changes no number (checked bitwise) and saves
-        # some 7% of a MuJoCo step.
-        island, sensor = int(mujoco.mjtDisableBit.mjDSBL_ISLAND), int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
-        for model in self._models:
-            model.opt.disableflags |= island | sensor
-        self._sensors_on = self._models[0].opt.disableflags & ~sensor
-        self._sensors_off = self._models[0].opt.disableflags
-        assert all(model.nsensordata == SENSOR_SIZE and model.nu == 12 for model in self._models)
-        self._qpos0 = [model.qpos0.copy() for model in self._models]
+        # The physics: MuJoCo stepping each crawler alone (crawler/mujoco_engine.py), or another engine.
+        self._engine: ExternalPhysics = MuJoCoCrawlers(n, self.substeps, self.threads) if physics is None else physics
         self._target = np.array([[scene.TARGET[0], scene.TARGET[1], m.geom(f"target{i}").pos[2]] for i in range(n)])
-        self._targets = np.zeros((n, 12))  # the drives' targets (ctrl), radians
-        self._force_limits = np.zeros((n, 12, 2))  # no drive until the first action (SetupBodyPart sets none)
-        for model, limits in zip(self._models, self._force_limits, strict=True):
-            model.actuator_forcerange[:] = limits
         # The sensors per crawler at the start of each physics step of a decision, then after it.
         self._record = np.zeros((n, scene.PHYSICS_STEPS_PER_DECISION + 1, SENSOR_SIZE))
-        # The calling thread steps crawlers too; helpers join it, each taking the next crawler not
-        # yet taken, so a helper the OS keeps waiting (a busy machine) holds up no share of them.
-        self._helpers = min(self.threads, n) - 1
-        self._pool = ThreadPoolExecutor(self._helpers, "crawler") if self._helpers else None
         self._norm_rot = np.zeros((n, 12))
         self._strength = np.zeros((n, 12))
         self._touching = np.zeros((n, N_PARTS), dtype=bool)
@@ -180,16 +148,10 @@ class CrawlerEnvironment:
         state (mj_getState's integration state: time, positions, velocities, the solver's warm
         start, the drives' targets), its drives' force limits, decisions into the episode, done
         flag, parts touching the ground and last action."""
-        if self._external is not None:
+        if not isinstance(self._engine, MuJoCoCrawlers):
             raise ValueError("an environment stepped by external physics cannot save its state: only MuJoCo's is saved")
-        states = []
-        for model, data in zip(self._models, self._datas, strict=True):
-            state = np.empty(mujoco.mj_stateSize(model, _MJ_STATE))
-            mujoco.mj_getState(model, data, state, _MJ_STATE)
-            states.append(state.tolist())
         return {"commanded_rotation": self._norm_rot.tolist(), "commanded_strength": self._strength.tolist(),
-                "simulation": {"substeps": self.substeps, "mujoco_state": states,
-                               "force_limits": self._force_limits.tolist(), "decisions": self._decisions.tolist(),
+                "simulation": {**self._engine.state, "decisions": self._decisions.tolist(),
                                "done": self._done.tolist(), "touching": self._touching.tolist(),
                                "last_actions": self._last_actions.tolist(), "has_reset": self._has_reset,
                                "dir_to_target": self._dir_to_target.tolist()}}
@@ -222,7 +184,9 @@ class CrawlerEnvironment:
         if sim["substeps"] != self.substeps:
             raise ValueError(f"the saved state was stepped with substeps={sim['substeps']}, this environment has "
                              f"substeps={self.substeps}")
-        size = mujoco.mj_stateSize(self._models[0], _MJ_STATE)
+        if not isinstance(self._engine, MuJoCoCrawlers):
+            raise ValueError("an environment stepped by external physics cannot restore a state: only MuJoCo's is saved")
+        size = self._engine.state_size()
         arrays = {"mujoco_state": ((n, size), np.float64), "force_limits": ((n, 12, 2), np.float64),
                   "decisions": ((n,), np.int64), "done": ((n,), bool), "touching": ((n, N_PARTS), bool),
                   "last_actions": ((n, ACTION_SIZE), np.float64), "dir_to_target": ((n, 3), np.float64)}
@@ -235,12 +199,7 @@ class CrawlerEnvironment:
                 raise ValueError(f"the saved simulation's {key} has shape {value.shape}, expected {shape} "
                                  f"({n} crawler(s))")
             values[key] = value
-        for i, (model, data) in enumerate(zip(self._models, self._datas, strict=True)):
-            mujoco.mj_setState(model, data, values["mujoco_state"][i], _MJ_STATE)
-            model.actuator_forcerange[:] = values["force_limits"][i]
-            self._sensed_step1(model, data, self._record[i, -1])  # this state's sensors, as after a decision
-        self._force_limits[:] = values["force_limits"]
-        self._targets[:] = [data.ctrl for data in self._datas]
+        self._record[:, -1] = self._engine.set_state(values["mujoco_state"], values["force_limits"])
         self._decisions[:] = values["decisions"]
         self._done[:] = values["done"]
         self._touching[:] = values["touching"]
@@ -286,10 +245,8 @@ class CrawlerEnvironment:
         if self._done.any():  # only in a state saved before done crawlers restarted within the step
             self._restart(self._done)
         self._last_actions = actions
-        self._targets[:], self._norm_rot = joint_targets(actions)
+        self._norm_rot = joint_targets(actions)[1]
         self._strength = drive_limits(actions)
-        self._force_limits[:, :, 0] = -np.maximum(self._strength, 0.0)
-        self._force_limits[:, :, 1] = np.maximum(self._strength, 0.0)
         rewards = self._simulate()
         self._decisions += 1
         # Agent.maxStep 5000 calls Done() after the decision that reaches it is sent, so the timeout
@@ -326,9 +283,7 @@ class CrawlerEnvironment:
             self._renderer.close()
             self._renderer = None
         self._viewer.close()
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        self._engine.close()
         self._closed = True
 
     def render(self, width: int = 640, height: int = 480, camera: str = "follow") -> np.ndarray:
@@ -346,74 +301,27 @@ class CrawlerEnvironment:
         crawlers' own (and its poses computed) when asked for: the viewer, render and checks read it."""
         if self._display_stale:
             n, d = self.num_agents, self._display
-            qpos, qvel = d.qpos.reshape(n, QPOS_PER_AGENT), d.qvel.reshape(n, DOF_PER_AGENT)
-            for i, data in enumerate(self._datas):
-                qpos[i], qvel[i] = data.qpos, data.qvel
-            d.ctrl[:] = self._targets.ravel()
-            d.time = self._datas[0].time
+            if not isinstance(self._engine, MuJoCoCrawlers):
+                raise ValueError("an environment stepped by external physics has no MuJoCo state to show")
+            self._engine.fill(d, d.qpos.reshape(n, QPOS_PER_AGENT), d.qvel.reshape(n, DOF_PER_AGENT))
             mujoco.mj_fwdPosition(self._model, d)
             self._display_stale = False
         return self._display
 
     def _restart(self, which: np.ndarray) -> None:
         """BodyPart.Reset: each part of the chosen crawlers back to its first pose, at rest."""
-        if self._external is not None:
-            self._record[which, -1] = self._external.restart(which)[which]
-        for i in np.flatnonzero(which) if self._external is None else ():
-            model, data = self._models[i], self._datas[i]
-            data.qpos[:] = self._qpos0[i]
-            data.qvel[:] = 0.0
-            data.qacc_warmstart[:] = 0.0
-            self._sensed_step1(model, data, self._record[i, -1])  # the first pose's sensors
+        self._record[which, -1] = self._engine.restart(which)[which]
         self._decisions[which] = 0
         self._done[which] = False
         self._touching[which] = False  # BodyPart.Reset clears GroundContact.touchingGround
         self._display_stale = True
         self._observe()
 
-    def _step_claimed(self, claim: Callable[[], int]) -> None:
-        """Step crawlers until none is left: each thread's share of a decision, taken one crawler
-        at a time (claim hands each index out once; MuJoCo releases the GIL while it steps)."""
-        while (i := claim()) < self.num_agents:
-            self._step_crawler(i)
-
-    def _step_crawler(self, i: int) -> None:
-        """One decision's physics of crawler i, in its own model and data. Each physics step
-        starts with mj_step1, whose sensors (the state before the step) are recorded, and
-        mj_step2; the rest of its MuJoCo steps follow in one call. The sensors of the final state
-        close the record."""
-        steps, rest = scene.PHYSICS_STEPS_PER_DECISION, self.substeps - 1
-        model, data, record = self._models[i], self._datas[i], self._record[i]
-        model.actuator_forcerange[:] = self._force_limits[i]
-        data.ctrl[:] = self._targets[i]
-        for j in range(steps):
-            self._sensed_step1(model, data, record[j])
-            mujoco.mj_step2(model, data)
-            if rest:
-                mujoco.mj_step(model, data, nstep=rest)  # the rest of it (crawler/mjcf.py)
-        self._sensed_step1(model, data, record[steps])  # the state after the decision
-
-    def _sensed_step1(self, model: Any, data: Any, row: np.ndarray) -> None:
-        """mj_step1 (poses, velocities, contacts of the current state; no step) with the sensors,
-        copied into row."""
-        model.opt.disableflags = self._sensors_on
-        mujoco.mj_step1(model, data)
-        model.opt.disableflags = self._sensors_off
-        row[:] = data.sensordata
-
     def _simulate(self) -> np.ndarray:
         """Run one decision's physics steps; the decision's reward per agent, as Unity sums it:
         each physics step's reward from the state before it, unless the crawler's body or an
         upper leg touched the ground before a later step or after the last, which makes it -1."""
-        if self._external is not None:
-            self._record[:] = self._external.step(self._last_actions)
-        else:
-            claim = itertools.count().__next__  # atomic under the GIL
-            futures = [self._pool.submit(self._step_claimed, claim) for _ in range(self._helpers)] if self._pool else []
-            self._step_claimed(claim)
-            for future in futures:
-                if not future.cancel():  # a helper that never started has nothing left to do
-                    future.result()
+        self._record[:] = self._engine.step(self._last_actions)
         self._display_stale = True
         record, steps = self._record, scene.PHYSICS_STEPS_PER_DECISION
         # PhysX finds contacts in simulate's narrow phase, from the poses the step starts from, and

@@ -498,13 +498,13 @@ def test_the_hips_sideways_target_turns_the_leg_about_its_own_plus_z() -> None:
     its outward y toward its own -x."""
     env = _env(1)
     env.reset()
-    body = env._models[0].body("upper0_0").id
-    start = env._datas[0].xmat[body].reshape(3, 3).copy()
+    body = env._engine.models[0].body("upper0_0").id
+    start = env._engine.datas[0].xmat[body].reshape(3, 3).copy()
     action = np.r_[np.tile([1.0, 0.0], 4), np.zeros(4), np.ones(8)]
     action[1] = 1.0  # leg 0's hip y target: +20 degrees
     for _ in range(20):
         env.step(action[None])
-    turned = start.T @ env._datas[0].xmat[body].reshape(3, 3)
+    turned = start.T @ env._engine.datas[0].xmat[body].reshape(3, 3)
     angle = np.degrees(np.arctan2(-turned[0, 1], turned[1, 1]))
     assert 12.0 < angle < 22.0  # toward +20, held short by the leg's weight; the other sign gives about -17
 

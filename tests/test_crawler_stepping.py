@@ -200,13 +200,13 @@ def test_random_state_resumes_mid_episode_bitwise(threads: tuple[int, int]) -> N
     _play(first, actions[:6])
     saved = json.loads(json.dumps(first.random_state))
     inner = [(d.time, d.qpos.copy(), d.qvel.copy(), d.qacc_warmstart.copy(), d.ctrl.copy(), m.actuator_forcerange.copy())
-             for m, d in zip(first._models, first._datas, strict=True)]
+             for m, d in zip(first._engine.models, first._engine.datas, strict=True)]
     expected = _play(first, actions[6:])
     assert any(done[0] for _, _, done in expected)
     second = _env(3, threads=threads[1])
     second.reset()
     second.random_state = saved
-    for (time, *arrays), m, d in zip(inner, second._models, second._datas, strict=True):  # the solver's warm start too
+    for (time, *arrays), m, d in zip(inner, second._engine.models, second._engine.datas, strict=True):  # the solver's warm start too
         assert d.time == time and all(np.array_equal(a, b) for a, b in zip(
             arrays, (d.qpos, d.qvel, d.qacc_warmstart, d.ctrl, m.actuator_forcerange), strict=True))
     assert _same(_play(second, actions[6:]), expected)
