@@ -108,3 +108,27 @@ def test_an_environment_on_external_physics_computes_the_same_scene() -> None:
     assert ended >= 2
     with pytest.raises(ValueError, match="external physics"):
         _ = mirrored.random_state
+
+
+def test_a_state_carried_from_sensor_rows_is_the_state() -> None:
+    """bench_crawler_prediction carries the reference's rows into MuJoCo: from MuJoCo's own rows,
+    mid-motion after random play, it gives back the same positions and velocities."""
+    import mujoco
+
+    from benchmarks.bench_crawler_prediction import carry
+    from crawler.mjcf import build_mjcf
+
+    env = CrawlerEnvironment(2, verbose=False, show_viewer=False)
+    env.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        env.step(np.c_[rng.uniform(-1, 1, (2, 12)), np.ones((2, 8))])
+    for i in range(2):
+        source = env._engine.datas[i]
+        model = mujoco.MjModel.from_xml_string(build_mjcf(2, only=i))
+        data = mujoco.MjData(model)
+        carry(model, data, env._record[i, -1], i)
+        assert np.allclose(data.qpos[7:], source.qpos[7:], atol=1e-7)  # the hinges
+        assert np.allclose(data.qpos[:3], source.qpos[:3], atol=1e-9)
+        assert abs(abs(np.dot(data.qpos[3:7], source.qpos[3:7])) - 1) < 1e-9  # the same rotation
+        assert np.allclose(data.qvel, source.qvel, atol=1e-6)
