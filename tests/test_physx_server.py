@@ -119,3 +119,25 @@ def test_stand_settles_near_the_committed_height(binary):
     print(f"stand: body height after 100 decisions {heights[-1]} (committed reference {ref[99]:.5f})")
     np.testing.assert_allclose(heights[-1], ref[99], atol=0.01)
     np.testing.assert_allclose(heights[:, 0], ref[:100], atol=0.01)
+
+
+def test_a_saved_state_puts_a_fresh_reference_where_the_first_was(binary):
+    """state() and set_state(): a fresh reference put in another's state reports its rows, and
+    steps the next decision as the first does but for PhysX's rebuilt caches (well under a
+    thousandth of a unit); a malformed state is refused."""
+    rng = np.random.default_rng(3)
+    actions = rng.uniform(-1.0, 1.0, (12, 3, 20))
+    options = ("--hip-y-sign", "plus", "--locked", "locked-twist-swing", "--contact-offset", "0.01")
+    with PhysXCrawlers(binary, 3, options) as first, PhysXCrawlers(binary, 3, options) as second:
+        first.restart(np.ones(3, dtype=bool))
+        second.restart(np.ones(3, dtype=bool))
+        for a in actions[:10]:
+            now = first.step(a)[:, -1]
+        state = first.state()
+        assert state.shape == (3, 9, 13)
+        np.testing.assert_allclose(second.set_state(state), now, atol=1e-6, rtol=0)  # PhysX renormalises rotations
+        ahead, again = first.step(actions[10])[:, -1], second.step(actions[10])[:, -1]
+        np.testing.assert_allclose(again, ahead, atol=1e-3, rtol=0)
+        assert not np.allclose(ahead, now, atol=1e-2)  # the decision moved them
+        with pytest.raises(ValueError, match="9 x 13"):
+            second.set_state(state[:, :8])

@@ -25,6 +25,10 @@
 //       last settings, as BodyPart.Reset leaves them); reply N x 117: every crawler's sensor row now.
 //   'S' + N x 20 actions: every crawler's drives from its action, then 5 physics steps; reply
 //       N x 6 x 117: each crawler's sensor row before each physics step, then after the last.
+//   'G': reply N x 9 x 13: each crawler's parts (body, upper0, lower0, ...) as position, rotation
+//       (x, y, z, w), velocity and angular velocity: everything of the crawlers a later step reads
+//       but PhysX's caches (contact manifolds, friction anchors), which a restored scene rebuilds.
+//   'P' + N x 9 x 13 (as 'G' gives them): the crawlers put in that state; reply as 'R'.
 //   'Q': exit 0.
 // A sensor row is crawler/mjcf.py's SENSOR_SLICES in Unity's world coordinates (y up): each part's
 // position (the actor's pose: Unity's transform position) and y axis, in PARTS order (body, upper0,
@@ -318,6 +322,7 @@ int serve(PxScene* scene, std::vector<Crawler>& crawlers)
 	const size_t n = crawlers.size();
 	std::vector<unsigned char> mask(n);
 	std::vector<double> actions(n * ACTION_SIZE), rows(n * SENSOR_SIZE), record(n * (PHYSICS_STEPS + 1) * SENSOR_SIZE);
+	std::vector<double> state(n * 9 * 13);
 	for(;;)
 	{
 		int op = std::getchar();
@@ -345,6 +350,36 @@ int serve(PxScene* scene, std::vector<Crawler>& crawlers)
 				scene->fetchResults(true);
 			}
 			if(!writeAll(record)) return 3;
+		}
+		else if(op == 'G' || op == 'P')
+		{
+			if(op == 'P' && !readAll(state.data(), state.size() * sizeof(double))) { std::fprintf(stderr, "crawler_physx: short 'P' state\n"); return 3; }
+			for(size_t i = 0; i < n; i++)
+			{
+				PxRigidDynamic* parts[9] = {crawlers[i].body, crawlers[i].upper[0], crawlers[i].lower[0], crawlers[i].upper[1], crawlers[i].lower[1],
+				                            crawlers[i].upper[2], crawlers[i].lower[2], crawlers[i].upper[3], crawlers[i].lower[3]};
+				for(int p = 0; p < 9; p++)
+				{
+					double* s = &state[(i * 9 + size_t(p)) * 13];
+					if(op == 'G')
+					{
+						PxTransform t = parts[p]->getGlobalPose();
+						put(s, t.p);
+						s[3] = t.q.x; s[4] = t.q.y; s[5] = t.q.z; s[6] = t.q.w;
+						put(s + 7, parts[p]->getLinearVelocity());
+						put(s + 10, parts[p]->getAngularVelocity());
+					}
+					else
+					{
+						parts[p]->setGlobalPose(PxTransform(PxVec3(float(s[0]), float(s[1]), float(s[2])),
+						                                    PxQuat(float(s[3]), float(s[4]), float(s[5]), float(s[6]))));
+						parts[p]->setLinearVelocity(PxVec3(float(s[7]), float(s[8]), float(s[9])));
+						parts[p]->setAngularVelocity(PxVec3(float(s[10]), float(s[11]), float(s[12])));
+					}
+				}
+				sense(crawlers[i], &rows[i * SENSOR_SIZE]);
+			}
+			if(!writeAll(op == 'G' ? state : rows)) return 3;
 		}
 		else { std::fprintf(stderr, "crawler_physx: unknown opcode %d\n", op); return 4; }
 	}

@@ -11,6 +11,8 @@ Protocol (little-endian float64; the reference flushes after each reply):
     'R' + N bytes (1: restart that crawler)  ->  N x 117: every crawler's sensor row now
     'S' + N x 20 actions                     ->  N x 6 x 117: each crawler's rows before each of
                                                  the decision's 5 physics steps, then after it
+    'G'                                      ->  N x 9 x 13: every part's pose and velocities
+    'P' + N x 9 x 13 (as 'G' gives them)     ->  N x 117, the crawlers put in that state
     'Q'                                      ->  the process exits 0
 """
 
@@ -80,6 +82,22 @@ class PhysXCrawlers:
             raise ValueError("actions must be finite: PhysX would carry a NaN into the whole scene")
         self._send(b"S" + a.astype("<f8").tobytes())
         return self._receive((self.num_agents, PHYSICS_STEPS + 1, SENSOR_SIZE))
+
+    def state(self) -> np.ndarray:
+        """Every crawler's parts (n, 9, 13): position, rotation (x, y, z, w), velocity and angular
+        velocity, in PARTS' order: all a later step reads but PhysX's caches (contact manifolds,
+        friction anchors), which a scene put in this state rebuilds, so it goes on close to, not
+        bitwise as, the scene it came from."""
+        self._send(b"G")
+        return self._receive((self.num_agents, 9, 13))
+
+    def set_state(self, state: np.ndarray) -> np.ndarray:
+        """Put every crawler in a `state()`; their sensor rows (n, 117) after it."""
+        s = np.asarray(state, dtype=np.float64)
+        if s.shape != (self.num_agents, 9, 13) or not np.isfinite(s).all():
+            raise ValueError(f"a state is {self.num_agents} x 9 x 13 finite values (state() gives one), got {s.shape}")
+        self._send(b"P" + s.astype("<f8").tobytes())
+        return self._receive((self.num_agents, SENSOR_SIZE))
 
     def close(self) -> None:
         """Ask the process to exit ('Q'), and end it if it does not within 10 s."""
