@@ -3,9 +3,10 @@ with fewer or more MuJoCo steps per physics step.
 
     python -m benchmarks.bench_crawler_physics --json benchmarks/results/crawler_physics/crawler_physx.json
 
-PhysX's side is `tests/physx_reference/crawler_physx_4_1.txt`, the output of
-`benchmarks/physx/crawler_physx --episodes 40` (built by `benchmarks/physx/build.sh`); both sides
-play the same policies from the same action streams (`crawler/fidelity.py`). The substeps part
+PhysX's side is `tests/physx_reference/crawler_physx_closed_loop.json`: the same policies from the
+same action streams (`crawler/fidelity.py`) played on the PhysX reference in closed loop, with its kept
+readings, under this package's rules (`--physx BINARY` plays it anew; `benchmarks/physx/build.sh`
+builds the binary), so the two sides differ in their engine only. The substeps part
 plays 150 decisions of uniform random actions on 12 crawlers for each count and records the
 fastest joint or body speed and the highest body: what too few substeps let the stiff drives do.
 """
@@ -22,10 +23,10 @@ import numpy as np
 
 from crawler import observation as obs
 from crawler.environment import ACTION_SIZE, BRAIN_NAME, CrawlerEnvironment
-from crawler.fidelity import Episodes, play, read_reference
+from crawler.fidelity import Episodes, play, read_closed_loop, write_closed_loop
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "tests" / "physx_reference" / "crawler_physx_4_1.txt"
+REFERENCE = ROOT / "tests" / "physx_reference" / "crawler_physx_closed_loop.json"
 
 
 def summary(e: Episodes) -> dict[str, Any]:
@@ -59,9 +60,23 @@ def substeps(counts: tuple[int, ...] = (5, 10, 20, 40), decisions: int = 150) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--episodes", type=int, default=40, help="random-play episodes per policy (the reference has 40)")
+    parser.add_argument("--physx", type=Path, help="play the PhysX side anew on this reference binary "
+                        f"(benchmarks/physx/build.sh's crawler_physx) and rewrite {REFERENCE.relative_to(ROOT)}")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
-    reference = read_reference(REFERENCE)
+    if args.physx is not None:
+        if not args.physx.is_file():
+            parser.error(f"--physx {args.physx}: no such file (build it with `bash benchmarks/physx/build.sh PHYSX_GIT_DIR`)")
+        from benchmarks.physx.server import KEPT_READINGS, PhysXCrawlers
+
+        def engine(n: int) -> PhysXCrawlers:
+            return PhysXCrawlers(args.physx, n, KEPT_READINGS)
+
+        write_closed_loop(REFERENCE, {p: play(p, episodes=args.episodes, decisions=1000, engine=engine)
+                                      for p in ("still", "stand", "uniform", "gauss")},
+                          {"engine": "PhysX 4.1.2, benchmarks/physx/crawler_physx.cpp --serve", "options": list(KEPT_READINGS),
+                           "episodes": args.episodes, "command": "python -m benchmarks.bench_crawler_physics --physx BINARY"})
+    reference = read_closed_loop(REFERENCE)
     policies = {}
     for policy in ("still", "stand", "uniform", "gauss"):
         ours = play(policy, episodes=args.episodes, decisions=1000)

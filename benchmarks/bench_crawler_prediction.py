@@ -4,7 +4,7 @@
         --json benchmarks/results/crawler_genuine/prediction.json
 
 The genuine-trained SAC (``models/sac_crawler_best.pth`` of legalaspro/unity-reacher-crawler-deeprl)
-walks the 12 crawlers of the PhysX reference (its kept readings, ``KEPT``) for ``--decisions``
+walks the 12 crawlers of the PhysX reference (its kept readings, ``KEPT_READINGS``) for ``--decisions``
 decisions. At every ``--every``-th decision each crawler's state is carried into the built-in
 Crawler's MuJoCo model (the body's pose and velocity, the hinges' angles from the legs' axes, the
 joint velocities by least squares over every part's velocity and angular velocity), the same action
@@ -35,12 +35,12 @@ import numpy as np
 import torch
 
 from benchmarks.bench_crawler_genuine import CRAWLERS, load_actor, sha256
+from benchmarks.physx.server import KEPT_READINGS
 from crawler.actions import drive_limits, joint_targets
 from crawler.environment import BRAIN_NAME, CrawlerEnvironment
 from crawler.mjcf import N_LEGS, PARTS, SENSOR_SLICES, SUBSTEPS_PER_PHYSICS_STEP, build_mjcf
 from ddpg.atomic import write_json
 
-KEPT = ("--hip-y-sign", "plus", "--locked", "locked-twist-swing", "--contact-offset", "0.01")
 _POS, _Y, _VEL, _OMEGA = (SENSOR_SLICES[k] for k in ("pos", "yaxis", "com_vel", "omega"))
 
 
@@ -74,7 +74,7 @@ def walk(binary: Path, actor: Path, decisions: int) -> tuple[np.ndarray, np.ndar
     from benchmarks.physx.server import PhysXCrawlers
 
     policy = load_actor(actor)
-    recorder = _Recorder(PhysXCrawlers(binary, CRAWLERS, KEPT))
+    recorder = _Recorder(PhysXCrawlers(binary, CRAWLERS, KEPT_READINGS))
     env = CrawlerEnvironment(CRAWLERS, verbose=False, show_viewer=False, physics=recorder)
     try:
         info = env.reset()[BRAIN_NAME]
@@ -196,11 +196,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.decisions < 1 or args.every < 1:
         parser.error("--decisions and --every take positive numbers")
     before, actions, after, states = walk(args.physx, args.actor, args.decisions)
-    record = {"actor_sha256": sha256(args.actor), "physx_options": list(KEPT), "decisions": args.decisions,
+    record = {"actor_sha256": sha256(args.actor), "physx_options": list(KEPT_READINGS), "decisions": args.decisions,
               "every": args.every, "mujoco": mujoco.__version__, "substeps": SUBSTEPS_PER_PHYSICS_STEP,
               "errors": predict(before, actions, after, args.every, SUBSTEPS_PER_PHYSICS_STEP),
-              "physx_fresh": predict_physx(args.physx, KEPT, before, actions, after, states, args.every),
-              "physx_iterations": {str(k): predict_physx(args.physx, (*KEPT, "--iters", str(k), str(k)), before, actions,
+              "physx_fresh": predict_physx(args.physx, KEPT_READINGS, before, actions, after, states, args.every),
+              "physx_iterations": {str(k): predict_physx(args.physx, (*KEPT_READINGS, "--iters", str(k), str(k)), before, actions,
                                                          after, states, args.every) for k in args.iterations}}
     for name in ("errors", "physx_fresh"):
         print(name, json.dumps({k: v["median"] for k, v in record[name].items() if k != "samples"}))

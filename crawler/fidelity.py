@@ -6,19 +6,22 @@ body's height at decision 30 and the body's top speed. `still` (no drive: the cr
 its body) and `stand` (hips level, knees at 75 degrees, full strength) are deterministic and also
 give the body's height each decision; `uniform` and `gauss` are random play, compared as
 distributions (the motion is chaotic, so single episodes part ways within decisions).
-The reference's output is committed in tests/physx_reference/; tests/test_crawler_physx.py
-compares, and docs/crawler.md reports the figures.
+The PhysX side is played in closed loop (`play(..., engine=...)`: the reference steps, this
+package's rules score) and committed in tests/physx_reference/ (`write_closed_loop`,
+`read_closed_loop`); benchmarks/bench_crawler_physics.py compares, and docs/crawler.md reports the
+figures. `read_reference` reads the reference's own earlier output (its --episodes mode).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from crawler import observation as obs
-from crawler.environment import ACTION_SIZE, BRAIN_NAME, CrawlerEnvironment
+from crawler.environment import ACTION_SIZE, BRAIN_NAME, CrawlerEnvironment, ExternalPhysics
 
 POLICIES = ("still", "stand", "uniform", "gauss")
 _MASK = (1 << 64) - 1
@@ -73,10 +76,12 @@ class Episodes:
     trace: np.ndarray | None = None
 
 
-def play(policy: str, episodes: int = 20, decisions: int = 1000, seed: int = 0) -> Episodes:
-    """Play episodes of a policy on the built-in Crawler, one crawler per episode, all at once."""
+def play(policy: str, episodes: int = 20, decisions: int = 1000, seed: int = 0,
+         engine: Callable[[int], ExternalPhysics] | None = None) -> Episodes:
+    """Play episodes of a policy on the built-in Crawler, one crawler per episode, all at once; with
+    `engine` (n crawlers -> an engine, the PhysX reference's), on that engine under the same rules."""
     n = 1 if policy in ("still", "stand") else episodes
-    env = CrawlerEnvironment(num_agents=n, verbose=False, show_viewer=False)
+    env = CrawlerEnvironment(num_agents=n, verbose=False, show_viewer=False, physics=None if engine is None else engine(n))
     rngs = [SplitMix64(seed + e) for e in range(n)]
     env.reset()
     alive = np.ones(n, dtype=bool)
@@ -120,3 +125,21 @@ def read_reference(path: str | Path) -> dict[str, Episodes]:
         trace = np.array(traces[policy]) if policy in traces else None
         out[policy] = Episodes(a[:, 0].astype(int), a[:, 1].astype(int), a[:, 2], a[:, 3], a[:, 4], trace)
     return out
+
+
+def write_closed_loop(path: str | Path, played: dict[str, Episodes], about: dict[str, object]) -> None:
+    """The closed-loop PhysX side, per policy, as JSON (with what made it: `about`)."""
+    import json
+
+    record = {"about": about, "policies": {policy: {k: (None if v is None else np.asarray(v).tolist())
+                                                    for k, v in vars(e).items()} for policy, e in played.items()}}
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def read_closed_loop(path: str | Path) -> dict[str, Episodes]:
+    """What `write_closed_loop` wrote, per policy."""
+    import json
+
+    policies = json.loads(Path(path).read_text())["policies"]
+    return {policy: Episodes(**{k: None if v is None else np.asarray(v) for k, v in e.items()})
+            for policy, e in policies.items()}

@@ -27,6 +27,11 @@ from types import TracebackType
 import numpy as np
 
 SENSOR_SIZE = 117  # crawler/mjcf.py SENSOR_SIZE (the reference writes the same layout)
+# The readings of what Unity's closed engine leaves open under which the genuine-trained SAC walks
+# as on the genuine build (docs/crawler.md, "Against the genuine build"): the hip's target as Unity
+# computes it, the prefab's locked axes locked under PhysX's twist and swing drives, and Unity's
+# contact offset on every collider, the ground's too.
+KEPT_READINGS = ("--hip-y-sign", "plus", "--locked", "locked-twist-swing", "--contact-offset", "0.01")
 ACTION_SIZE = 20
 PHYSICS_STEPS = 5  # per decision (numberOfActionsBetweenDecisions)
 _STDERR_KEEP = 1 << 16  # characters of the reference's stderr kept for error messages
