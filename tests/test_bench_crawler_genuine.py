@@ -89,6 +89,9 @@ class _Mirror:
         self.env.step(actions)
         return self.env._record.copy()
 
+    def close(self) -> None:
+        self.env.close()
+
 
 def test_an_environment_on_external_physics_computes_the_same_scene() -> None:
     """The rules (rewards, falls, resets, observations) come from the rows alone: the same rows from
@@ -132,3 +135,18 @@ def test_a_state_carried_from_sensor_rows_is_the_state() -> None:
         assert np.allclose(data.qpos[:3], source.qpos[:3], atol=1e-9)
         assert abs(abs(np.dot(data.qpos[3:7], source.qpos[3:7])) - 1) < 1e-9  # the same rotation
         assert np.allclose(data.qvel, source.qvel, atol=1e-6)
+
+
+def test_fidelity_plays_either_engine_and_keeps_the_closed_loop_side(tmp_path: Path) -> None:
+    """crawler/fidelity.play under another engine scores by the same rules (here MuJoCo again, so the
+    same numbers), and the closed-loop side written is the side read."""
+    from crawler.fidelity import play, read_closed_loop, write_closed_loop
+
+    plain, mirrored = play("uniform", episodes=3, decisions=60), play("uniform", episodes=3, decisions=60, engine=_Mirror)
+    for field in ("decisions", "fell", "score", "height30", "top_speed"):
+        assert np.array_equal(getattr(plain, field), getattr(mirrored, field))
+    still = play("still", decisions=20)
+    write_closed_loop(tmp_path / "side.json", {"uniform": plain, "still": still}, {"engine": "test"})
+    back = read_closed_loop(tmp_path / "side.json")
+    assert np.array_equal(back["uniform"].score, plain.score) and back["uniform"].trace is None
+    assert np.array_equal(back["still"].trace, still.trace)
