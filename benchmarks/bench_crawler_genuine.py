@@ -135,11 +135,8 @@ def _environment(physx: Path | None, options: list[str]) -> CrawlerEnvironment:
         return CrawlerEnvironment(num_agents=CRAWLERS, verbose=False, show_viewer=False)
     from benchmarks.physx.server import PhysXCrawlers
 
-    server = PhysXCrawlers(physx, CRAWLERS, options)
-    env = CrawlerEnvironment(num_agents=CRAWLERS, verbose=False, show_viewer=False, physics=server)
-    close = env.close
-    env.close = lambda: (close(), server.close())  # type: ignore[method-assign]
-    return env
+    return CrawlerEnvironment(num_agents=CRAWLERS, verbose=False, show_viewer=False,
+                              physics=PhysXCrawlers(physx, CRAWLERS, options))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -50,6 +50,7 @@ _OLD_SIMULATION_KEYS = frozenset({"substeps", "mujoco_state", "force_limits", "d
                                   "last_actions", "has_reset"})
 _SIMULATION_KEYS = _OLD_SIMULATION_KEYS | {"dir_to_target"}
 
+
 class ExternalPhysics(Protocol):
     """Another engine stepping the same crawlers (benchmarks/physx/server.py's PhysX reference):
     it answers in the sensor rows of crawler/mjcf.py (SENSOR_SIZE values a crawler), so this
@@ -74,7 +75,8 @@ class CrawlerEnvironment:
 
     `CrawlerEnvironment(num_agents=12)` instead of `UnityEnvironment(file_name=...)`; the rest of
     the course's Crawler.ipynb runs unchanged. Observation: 129 values per agent
-    (`crawler/observation.py` has the table). Action: 20 values in [-1, 1] (clipped): the
+    (`crawler/observation.py` has the table). Action: 20 values in [-1, 1] (the targets clamped,
+    as Mathf.Lerp clamps them, the strengths taken as given, as SetJointStrength takes them): the
     hips' x and y targets of legs 0-3 (0-7, in pairs), the knees' targets (8-11), the upper
     legs' strengths (12-15) and the lower legs' (16-19). The scene has no random draws, so
     `seed` changes nothing; it is accepted because the interface passes one. `threads` (default
