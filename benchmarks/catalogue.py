@@ -277,6 +277,31 @@ def _cell(value: str | None) -> str:
     return "-" if not value else value.replace("|", "\\|").replace("\n", " ")
 
 
+_SCRIPT = re.compile(r"(?:-m\s+benchmarks\.(\w+)|benchmarks/(\w+)\.py)")
+_RESULT_PATH = re.compile(r"benchmarks/results/[\w./-]+")
+
+
+def command_now(command: str | None, folder: str) -> str:
+    """A result's recorded command as it reads today: a result file it wrote where the file lives
+    now (results moved into their study's folder), and, where its script has since been removed,
+    a line saying so rather than a path that is gone (the record keeps the command as it ran)."""
+    if not command:
+        return "-"
+    gone = sorted({m[0] or m[1] for m in _SCRIPT.findall(command)} - {p.stem for p in (ROOT / "benchmarks").glob("*.py")})
+    if gone:
+        return f"its script ({', '.join(gone)}) has since been removed: the record keeps the command it ran"
+
+    def moved(match: re.Match[str]) -> str:
+        path = match.group(0)
+        if (ROOT / path).exists() or not path.endswith((".json", ".txt", ".csv")):
+            return path
+        here = RESULTS / folder / Path(path).name
+        found = [here] if here.exists() else sorted(RESULTS.rglob(Path(path).name))
+        return found[0].relative_to(ROOT).as_posix() if len(found) == 1 else path
+
+    return f"`{_cell(_RESULT_PATH.sub(moved, command))}`"
+
+
 def index() -> str:
     """benchmarks/results/README.md: each study, what it measured, its results, which are current."""
     found = catalogue()
@@ -291,7 +316,7 @@ def index() -> str:
                                                       if r["with"] else ""),
             "status": lambda r: _cell(r["status"] + (f" by `{r['superseded_by']}`" if r["superseded_by"] else "")
                                       + (f": {r['note']}" if r["note"] else "")),
-            "command": lambda r: f"`{_cell(r['command'])}`" if r["command"] else "-",
+            "command": lambda r, folder=s["folder"]: command_now(r["command"], folder),
             "commit": lambda r: _cell(r["commit"]), "date": "{date}", "machine": lambda r: _cell(r["machine"])},
             s["results"]))
     return "\n\n".join(parts)
