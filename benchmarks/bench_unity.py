@@ -54,10 +54,11 @@ class _StandInSide:
 
     def __init__(self, num_agents: int) -> None:
         from envkit.unity import protocol as proto
-        from envkit.unity.standin import StandIn, default_env_factory
+        from envkit.unity.standin import StandIn
+        from reacher.standin import SCENE
 
         self._proto = proto
-        self._standin = StandIn(default_env_factory, num_agents)
+        self._standin = StandIn(SCENE.factory(), num_agents)
         self.brain_names = self._standin.env.brain_names
 
     def _message(self, command: int) -> Any:

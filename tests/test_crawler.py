@@ -265,12 +265,13 @@ def test_gymnasium_envs_pass_the_checker_and_autoreset_on_the_next_step() -> Non
 
 # ------------------------------------------------------------ the Unity stand-in
 def test_the_standin_serves_the_crawler() -> None:
+    from crawler.standin import SCENE
     from envkit.unity import protocol as proto
-    from envkit.unity.standin import StandIn, default_env_factory, parse_args
+    from envkit.unity.standin import StandIn, parse_args
 
-    args = parse_args(["--env", "crawler"])
+    args = parse_args([], SCENE)
     assert args.num_agents == 12
-    standin = StandIn(lambda n, s: default_env_factory(n, s, env="crawler"), 2, title="Crawler")
+    standin = StandIn(SCENE.factory(), 2, title="Crawler")
     init = standin.init_message().unity_output.rl_initialization_output
     assert init.name == "CrawlerAcademy"
     brain = init.brain_parameters[0]

@@ -22,8 +22,10 @@ import numpy as np
 import pytest
 
 from envkit.unity import protocol as proto
+from envkit.unity.launch import is_standin
 from envkit.unity.standin import StandIn, parse_args
-from reacher.launch import is_standin, make_env
+from reacher.launch import make_env
+from reacher.standin import SCENE
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITY_PYTHON = ROOT / ".venv-unity" / "bin" / "python"
@@ -199,9 +201,25 @@ def test_close_and_quit_end_the_loop() -> None:
 
 
 def test_unity_command_line_flags_are_accepted() -> None:
-    args = parse_args(["-nographics", "-batchmode", "--port", "5011", "--num-agents", "1"])
+    args = parse_args(["-nographics", "-batchmode", "--port", "5011", "--num-agents", "1"], SCENE)
     assert (args.port, args.num_agents, args.no_viewer) == (5011, 1, True)
-    assert not parse_args(["--port", "5005"]).no_viewer
+    assert not parse_args(["--port", "5005"], SCENE).no_viewer
+    assert parse_args([], SCENE).num_agents == 20  # the scene's own count
+
+
+def test_the_kit_imports_no_scene() -> None:
+    """envkit knows no scene: the scenes import the kit, never the other way round (a scene's
+    stand-in module hands the kit its Scene)."""
+    import ast
+
+    for path in (ROOT / "envkit").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            strings = [node.value] if isinstance(node, ast.Constant) and isinstance(node.value, str) else []
+            for name in names + strings:
+                assert name.split(".")[0] not in {"reacher", "crawler", "ddpg"} or " " in name, \
+                    f"{path.relative_to(ROOT)} names the scene or agent module {name!r}"
 
 
 def test_launchers_are_executable_stand_ins() -> None:

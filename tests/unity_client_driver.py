@@ -29,12 +29,22 @@ ROOT = Path(__file__).resolve().parent.parent
 BRAIN = "ReacherBrain"
 
 
-def load_launch() -> Any:
-    """Import reacher/launch.py by path: the reacher package itself needs mujoco."""
-    spec = importlib.util.spec_from_file_location("reacher_launch", ROOT / "reacher" / "launch.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+class _Launch:
+    """make_env for a Unity binary, through the kit's opener, envkit/unity/launch.py, imported by
+    path: the client's venv has none of the project's packages (reacher/launch.py's make_env
+    chooses the built-in environment or this)."""
+
+    def __init__(self) -> None:
+        spec = importlib.util.spec_from_file_location("envkit_unity_launch", ROOT / "envkit" / "unity" / "launch.py")
+        self._module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self._module)
+
+    def make_env(self, path: str, **options: Any) -> Any:
+        return self._module.open_unity(path, options.pop("seed", 0), **options)
+
+
+def load_launch() -> _Launch:
+    return _Launch()
 
 
 def raw_exchange(env: Any, rl_input: Any) -> Any:

@@ -2,9 +2,10 @@
 the genuine unityagents 0.4 client over its own gRPC protocol, so old code runs unchanged.
 
 The client launches `Reacher_Linux_NoVis/Reacher.x86_64 --port N` (or `Crawler_Linux/Crawler.x86_64`);
-that script runs this module (`python -m envkit.unity.standin --env reacher|crawler`). The
-protocol knows nothing of either task: brain, academy and sizes come from the environment, which
-`ENVIRONMENTS` names by module so that this package imports neither until it is asked for. As in the original, the binary is the gRPC
+that script runs its scene's stand-in module (`python -m reacher.standin`, `python -m crawler.standin`),
+which hands this module's `main` a `Scene`: its environment class and the course build's agent count.
+The kit knows no scene: brain, academy and sizes come from the environment, and the imports go
+from the scenes to the kit only. As in the original, the binary is the gRPC
 *client*: it sends its output with `UnityToExternal/Exchange` and each reply carries the
 next command (handshake, then reset, step or close). Errors go back with a non-200 status
 and the reason in `header.message` (the client turns them into an exception), and are
@@ -21,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,29 +38,29 @@ HANDSHAKE_TIMEOUT_S = 60.0
 
 EnvFactory = Callable[[int, int], Any]
 
-# The environments a stand-in binary can serve: (module, class, the course build's agent count).
-# Each class takes (num_agents=, seed=, verbose=, show_viewer=) and speaks the unityagents interface.
-ENVIRONMENTS: dict[str, tuple[str, str, int]] = {
-    "reacher": ("reacher.environment", "ReacherEnvironment", 20),
-    "crawler": ("crawler.environment", "CrawlerEnvironment", 12),
-}
+
+@dataclass(frozen=True)
+class Scene:
+    """A scene a stand-in binary serves: its name (in messages), its environment class, which takes
+    (num_agents=, seed=, verbose=, show_viewer=) and speaks the unityagents interface, and the
+    course build's agent count."""
+
+    title: str
+    environment: Callable[..., Any]
+    agents: int
+
+    def factory(self, show_viewer: bool = False) -> EnvFactory:
+        """Build the environment for (num_agents, seed). The client prints the banner itself, so the
+        environment stays quiet; with a viewer, reset(train_mode=False) opens a live window on a
+        desktop, like the original's."""
+        return functools.partial(self._build, show_viewer=show_viewer)
+
+    def _build(self, num_agents: int, seed: int, show_viewer: bool) -> Any:
+        return self.environment(num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer)
 
 
 class StandInError(ValueError):
     """A request the stand-in refuses; its text goes back to the client."""
-
-
-def default_env_factory(num_agents: int, seed: int, show_viewer: bool = False, env: str = "reacher") -> Any:
-    """Build one of the project's own environments (imported here so the protocol code stays light).
-
-    The client prints the banner itself, so the environment stays quiet. With a viewer,
-    reset(train_mode=False) opens a live window on a desktop, like the original's.
-    """
-    import importlib
-
-    module, name, _ = ENVIRONMENTS[env]
-    cls = getattr(importlib.import_module(module), name)
-    return cls(num_agents=num_agents, seed=seed, verbose=False, show_viewer=show_viewer)
 
 
 def _message(status: int = STATUS_OK, text: str = "") -> Any:
@@ -240,17 +242,16 @@ def serve(port: int, standin: StandIn, host: str = "localhost") -> int:
             standin.close()
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None, scene: Scene) -> argparse.Namespace:
     """Read the options the client passes (--port) and ours; ignore Unity's other flags."""
     parser = argparse.ArgumentParser(
-        prog="standin",
-        description="Stand-in for the course's Unity binaries (Reacher, Crawler), for the unityagents 0.4 client.",
+        prog=f"{scene.title.lower()}-standin",
+        description=f"Stand-in for the course's Unity {scene.title} binary, for the unityagents 0.4 client.",
         allow_abbrev=False,
     )
     parser.add_argument("--port", type=int, default=5005, help="the client's port")
-    parser.add_argument("--env", choices=sorted(ENVIRONMENTS), default="reacher", help="the scene to serve")
     parser.add_argument("--num-agents", type=int, default=None,
-                        help="agents (default: the course build's, 20 for reacher and 12 for crawler)")
+                        help=f"agents (default: the course build's, {scene.agents})")
     parser.add_argument(
         "--no-viewer",
         action="store_true",
@@ -260,29 +261,25 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if {"-nographics", "-batchmode"} & set(unity_flags):
         args.no_viewer = True
     if args.num_agents is None:
-        args.num_agents = ENVIRONMENTS[args.env][2]
+        args.num_agents = scene.agents
     if args.num_agents < 1:
         parser.error("--num-agents must be at least 1")
     return args
 
 
-def main(argv: Sequence[str] | None = None, env_factory: EnvFactory = default_env_factory) -> int:
-    """Entry point of the executable stand-in."""
-    args = parse_args(argv)
+def main(scene: Scene, argv: Sequence[str] | None = None, env_factory: EnvFactory | None = None) -> int:
+    """Entry point of a scene's stand-in (its `python -m <scene>.standin`)."""
+    args = parse_args(argv, scene)
     # Ctrl-C in a terminal reaches the whole process group: let the client handle it and
     # close us, so a script that catches KeyboardInterrupt can go on using the env.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
-    title = args.env.capitalize()
+    title = scene.title
     try:
-        if env_factory is default_env_factory:
-            env_factory = functools.partial(default_env_factory, show_viewer=not args.no_viewer, env=args.env)
-        standin = StandIn(env_factory, num_agents=args.num_agents, title=title)
+        factory = scene.factory(show_viewer=not args.no_viewer) if env_factory is None else env_factory
+        standin = StandIn(factory, num_agents=args.num_agents, title=title)
     except Exception as exc:  # say why; the client then gives up after its 30 s timeout
         print(f"{title} stand-in: cannot build the environment: {exc}", file=sys.stderr)
         return 1
     return serve(args.port, standin)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

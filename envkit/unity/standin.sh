@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs the stand-in for the Unity binaries (envkit/unity/standin.py: Reacher, or --env crawler) with this
-# project's own Python, whatever venv the launching unityagents client runs in.
-# Usage: standin.sh [--env reacher|crawler] [--num-agents N] [--port P] [Unity flags, ignored]
+# Runs a scene's stand-in for the Unity binaries (reacher.standin, crawler.standin: each serves its
+# scene through envkit/unity/standin.py) with this project's own Python, whatever venv the
+# launching unityagents client runs in.
+# Usage: standin.sh SCENE_MODULE [--num-agents N] [--port P] [Unity flags, ignored]
 # Environment: REACHER_PYTHON overrides the interpreter (default: <project>/.venv/bin/python).
 set -eu
 # Resolve symlinks so a linked Reacher_Linux_NoVis/ folder still finds the project.
@@ -18,4 +19,6 @@ unset PYTHONHOME PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION
 PYTHONPATH=$root
 PYTHONNOUSERSITE=1
 export PYTHONPATH PYTHONNOUSERSITE
-exec "$python" -m envkit.unity.standin "$@"
+module=${1:?usage: standin.sh SCENE_MODULE (reacher.standin or crawler.standin) [options]}
+shift
+exec "$python" -m "$module" "$@"
