@@ -59,8 +59,8 @@ class _Recorder:
         self.states.append(self.engine.state())
         rows = self.engine.step(actions)
         self.before.append(self.now)
-        self.after.append(rows[:, -1].copy())
-        self.now = rows[:, -1].copy()
+        self.now = rows[:, -1].copy()  # never written to: the state before the next decision too
+        self.after.append(self.now)
         return rows
 
     def close(self) -> None:

@@ -321,8 +321,9 @@ class CrawlerEnvironment:
 
     def _simulate(self) -> np.ndarray:
         """Run one decision's physics steps; the decision's reward per agent, as Unity sums it:
-        each physics step's reward from the state before it, unless the crawler's body or an
-        upper leg touched the ground before a later step or after the last, which makes it -1."""
+        each physics step's reward from the state before it, the whole replaced by -1 at the step
+        whose pose the crawler's body or an upper leg first touches the ground in, the later steps
+        still adding theirs."""
         self._record[:] = self._engine.step(self._last_actions)
         self._display_stale = True
         record, steps = self._record, scene.PHYSICS_STEPS_PER_DECISION

@@ -159,7 +159,9 @@ class CrawlerVectorEnv(VectorEnv):
         info = self._env.step(_shaped(actions, (self.num_envs, ACTION_SIZE)))[BRAIN_NAME]
         fell = np.asarray(info.local_done, bool) & ~np.asarray(info.max_reached, bool)
         # Gymnasium's terminal observations are the fallen crawlers', not the first pose Unity reports
-        observations = np.where(fell[:, None], self._env.ended_observations, info.vector_observations).astype(np.float32)
+        observations = info.vector_observations.astype(np.float32)
+        if fell.any():
+            observations[fell] = self._env.ended_observations[fell]
         rewards = np.asarray(info.rewards, dtype=np.float64)
         self._steps += 1
         truncated = (self._steps >= self._limit) & ~fell
