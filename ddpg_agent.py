@@ -17,7 +17,7 @@ CUDA graph and replayed, captured again when what it holds changes: ``ddpg/backe
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -28,16 +28,18 @@ from torch import nn
 from model import Actor, Critic, built_widths, given
 
 
-def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False) -> Any:
-    """A field declared once: its default, its check (ddpg.settings), its meaning, whether checkpoints' shapes depend on it."""
-    return field(default=default, metadata={"check": check, "doc": doc, "network": network})
+def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False, built: bool = False) -> Any:
+    """A field declared once: its default, its check (ddpg.settings), its meaning, whether checkpoints' shapes depend
+    on it, and whether it is read only when the agent is built (``built``, as every ``network`` one): a change of such
+    a field while training is refused (``Agent.follow_config``), every other one is read at its next use."""
+    return field(default=default, metadata={"check": check, "doc": doc, "network": network, "built": built or network})
 
 
 @dataclass
 class DDPGConfig:
     """The hyperparameters, tuned for Reacher; each field's check and meaning are its metadata (``ddpg.settings``)."""
 
-    buffer_size: int = setting(1_000_000, "count", "replay buffer capacity, in transitions")
+    buffer_size: int = setting(1_000_000, "count", "replay buffer capacity, in transitions", built=True)
     batch_size: int = setting(256, "count", "transitions per update, drawn uniformly with replacement")
     gamma: float = setting(0.95, "fraction", "discount: a horizon of about 1 / (1 - gamma) decisions")
     tau: float = setting(1e-2, "rate", "soft update of the target networks, after each update")
@@ -56,7 +58,7 @@ class DDPGConfig:
     noise_theta: float = setting(0.15, ">=0", "OU noise: pull towards 0")
     noise_decay: float = setting(1.0, "fraction", "noise scale multiplied by this each episode (1: no decay)")
     noise_min: float = setting(0.05, ">=0", "floor of the decayed noise scale")
-    n_step: int = setting(3, "count", "n-step returns (1: the one-step TD target)")
+    n_step: int = setting(3, "count", "n-step returns (1: the one-step TD target)", built=True)
     critic_layer_norm: bool = setting(True, "bool", "layer norm before the critic's hidden ReLUs", network=True)
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,12 +69,15 @@ class ReplayBuffer:
     """Preallocated ring buffer: a transition is one float32 row ``[s | a | r | s' | discount]``, a batch one indexing."""
 
     def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int, seed: int,
-                 device: torch.device | str = "cpu") -> None:
+                 device: torch.device | str = "cpu", n_step: int = 1) -> None:
         s, a, self.device = state_size, action_size, torch.device(device)  # rows on the CPU, batches to the device
         self.columns = {"states": (0, s), "actions": (s, s + a), "rewards": (s + a, s + a + 1),
                         "next_states": (s + a + 1, 2 * s + a + 1), "discounts": (2 * s + a + 1, 2 * s + a + 2)}
         self.capacity, self.batch_size = buffer_size, batch_size
         self.data = torch.zeros(buffer_size, 2 * s + a + 2)
+        # Each row's rewards step by step, then the steps it spans (negative after a terminal state, 0 if not given):
+        # what a new gamma needs to discount the rows again (rediscount).
+        self.steps = np.zeros((buffer_size, n_step + 1), np.float32)
         self.pos, self.size = 0, 0  # the next row to write, the rows filled so far
         self.generator = torch.Generator().manual_seed(seed)
 
@@ -80,8 +85,9 @@ class ReplayBuffer:
         return self.size  # the rows filled so far
 
     def add(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, next_states: np.ndarray,
-            discounts: np.ndarray | float) -> None:
-        """Append one transition per agent (rows of the arguments), overwriting the oldest."""
+            discounts: np.ndarray | float, steps: np.ndarray | None = None) -> None:
+        """Append one transition per agent (rows of the arguments), overwriting the oldest; ``steps``: their rewards
+        step by step and spans (NStepReturns.transitions), without which a new gamma leaves them as they are."""
         n = len(states)
         if n > self.capacity:
             raise ValueError(f"cannot add {n} transitions to a buffer of {self.capacity}")
@@ -89,8 +95,19 @@ class ReplayBuffer:
                                 np.broadcast_to(np.reshape(discounts, (-1, 1)), (n, 1))])
         where = np.arange(self.pos, self.pos + n) % self.capacity
         self.data.numpy()[where] = rows
+        self.steps[where] = 0.0 if steps is None else steps
         self.pos = (self.pos + n) % self.capacity
         self.size = min(self.size + n, self.capacity)
+
+    def rediscount(self, gamma: float) -> int:
+        """Every row's n-step return and discount made again at ``gamma`` (a gamma changed while training); returns
+        how many rows could not be (added without their steps), which keep the discount they had."""
+        n, data, steps = self.steps.shape[1] - 1, self.data.numpy()[:self.size], self.steps[:self.size]
+        spans = steps[:, n]
+        known = spans != 0
+        data[known, self.columns["rewards"][0]] = steps[known, :n].astype(np.float64) @ gamma ** np.arange(n)
+        data[known, self.columns["discounts"][0]] = np.where(spans[known] < 0, 0.0, gamma ** np.abs(spans[known]))
+        return int(self.size - known.sum())
 
     def sample(self) -> tuple[torch.Tensor, ...]:
         """A batch (states, actions, rewards, next_states, discounts), rewards and discounts (B, 1)."""
@@ -141,11 +158,14 @@ class NStepReturns:
         return out
 
     def transitions(self, rows: np.ndarray, j: int, terminated: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Pending step ``j`` of the ``rows`` as (s, a, R, s', discount), summed to the last step."""
+        """Pending step ``j`` of the ``rows`` as (s, a, R, s', discount, its rewards step by step), summed to the last step."""
         k = len(self.steps) - j  # the steps it spans
-        returns = np.stack([r[rows] for _, _, r in self.steps[j:]], axis=1) @ self.gamma ** np.arange(k)
+        rewards = np.stack([r[rows] for _, _, r in self.steps[j:]], axis=1)
+        returns = rewards @ self.gamma ** np.arange(k)
         discounts = np.where(terminated[rows], 0.0, self.gamma ** k)
-        return self.steps[j][0][rows], self.steps[j][1][rows], returns, self.last_states[rows], discounts
+        steps = np.zeros((len(rewards), self.n + 1))  # the rewards one by one and the span: ReplayBuffer.rediscount
+        steps[:, :k], steps[:, self.n] = rewards, np.where(terminated[rows], -k, k)
+        return self.steps[j][0][rows], self.steps[j][1][rows], returns, self.last_states[rows], discounts, steps
 
 
 class OUNoise:
@@ -196,6 +216,7 @@ class Agent:
         self.returns = NStepReturns(cfg.n_step, cfg.gamma)
         self.learn_updates = cfg.learn_updates  # updates per learning step (train.py may lower it)
         self.t_step, self.n_updates = 0, 0  # environment steps seen, learning updates made
+        self.config_read = dict(vars(cfg))  # the settings as the agent last took them up (follow_config)
 
     # The parts a variant replaces (ddpg/variants): networks, exploration noise, replay buffer.
     def make_actor(self) -> nn.Module:  # model.py's widths, unless the config gives them
@@ -213,7 +234,8 @@ class Agent:
 
     def make_memory(self) -> ReplayBuffer:
         cfg = self.config
-        return ReplayBuffer(self.state_size, self.action_size, cfg.buffer_size, cfg.batch_size, self.seed, self.device)
+        return ReplayBuffer(self.state_size, self.action_size, cfg.buffer_size, cfg.batch_size, self.seed, self.device,
+                            cfg.n_step)
 
     def act(self, states: np.ndarray, add_noise: bool = True) -> np.ndarray:
         """Actions in [-1, 1] for a batch of states (n, state_size): mu(s) plus exploration noise."""
@@ -247,12 +269,41 @@ class Agent:
              terminated: np.ndarray | None = None, truncated: np.ndarray | None = None) -> None:
         """Store every arm's transition (n steps late); every ``learn_every`` steps, learn. ``terminated``: no
         bootstrap; ``truncated``: a time limit ended the arm's episode, and it restarts in its row (NStepReturns)."""
+        if vars(self.config) != self.config_read:  # a setting changed while training: taken up now
+            self.follow_config()
         terminated = np.zeros(len(states), bool) if terminated is None else np.asarray(terminated, bool)
         for transitions in self.returns.push(states, actions, rewards, next_states, terminated, truncated):
-            self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0)
+            self.memory.add(*transitions)  # (s, a, n-step return, s', gamma^n or 0, the rewards one by one)
         self.t_step += 1
         if self.t_step % self.config.learn_every == 0 and len(self.memory) >= max(self.config.warmup, 1):
             self.learn_many(self.learn_updates)
+
+    def follow_config(self) -> None:
+        """Take up the settings changed in ``self.config`` since the last decision, each from its next use: the copies
+        the agent holds are set anew; one read only when the agent is built (``setting``'s ``built``) is refused."""
+        cfg, before = self.config, self.config_read
+        changed = {name for name, value in vars(cfg).items() if name not in before or before[name] != value}
+        if unknown := sorted(changed - {f.name for f in fields(cfg)}):
+            raise ValueError(f"{', '.join(unknown)}: not a setting of {type(cfg).__name__} (ddpg_agent.py, ddpg/variants)")
+        if built := sorted(f.name for f in fields(cfg) if f.name in changed and f.metadata.get("built", True)):
+            raise ValueError(f"{', '.join(built)} changed while training, but is read only when the agent is built "
+                             "(its networks, buffer, n-step returns): build a new agent with it, or set it back")
+        if "gamma" in changed:  # the stored returns too
+            self.returns.gamma = cfg.gamma
+            if kept := self.memory.rediscount(cfg.gamma):
+                print(f"gamma {cfg.gamma}: {kept} transitions saved without their rewards one by one keep their discount")
+        for name, optimizer, key in (("lr_actor", self.actor_optimizer, "lr"), ("lr_critic", self.critic_optimizer, "lr"),
+                                     ("weight_decay", self.critic_optimizer, "weight_decay")):
+            for group in optimizer.param_groups if name in changed else ():
+                group[key] = getattr(cfg, name)
+        if "batch_size" in changed:
+            self.memory.batch_size = cfg.batch_size
+        if "learn_updates" in changed:
+            self.learn_updates = cfg.learn_updates
+        if changed & {"noise_sigma", "noise_theta", "noise_decay", "noise_min"}:  # make_noise's parameters now,
+            made = vars(self.make_noise())  # this noise's state and draws kept
+            vars(self.noise).update({k: made[k] for k in ("sigma", "theta", "decay", "scale_min") if k in made})
+        self.config_read = dict(vars(cfg))
 
     def learn_many(self, n_updates: int) -> None:
         """``n_updates`` updates, each on a fresh batch from the buffer (by the back-end when there is one)."""

@@ -13,7 +13,7 @@ mean episode of the committed run (checkpoint_run.json: its wall time over its e
 - the progress files: scores.csv, metrics.csv and run.json;
 - the checkpoints alone (not written every episode: this says what that would add);
 - a periodic save without the buffer (training state, checkpoints, plot, the progress files);
-- the save at a stop: the snapshot's training state and the whole buffer (about 290 MB).
+- the save at a stop: the snapshot's training state and the whole buffer (about 300 MB).
 """
 
 from __future__ import annotations

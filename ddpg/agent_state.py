@@ -139,7 +139,7 @@ def _load_buffer_extra_state(agent: Any, state: dict[str, Any], rows_restored: b
 # ------------------------------------------------------------- the whole state
 def capture(agent: Any, with_buffer: bool = False) -> dict[str, Any]:
     """Networks, optimisers, noise, n-step steps, counters and the buffer's position and
-    generator; with ``with_buffer`` also ``"buffer_rows"``: its filled rows (about 290 MB at
+    generator; with ``with_buffer`` also ``"buffer_rows"``: its filled rows (about 300 MB at
     one million Reacher transitions), which the run folder keeps in a file of their own."""
     settle(agent)  # nothing of an update may still be running
     memory = agent.memory
@@ -162,7 +162,7 @@ def capture(agent: Any, with_buffer: bool = False) -> dict[str, Any]:
         # t_step ties the rows to this state: a process killed between writing the two
         # files leaves a pair that does not match, and the load then starts empty.
         state["buffer_rows"] = {"rows": memory.data[:memory.size].clone(), "capacity": memory.capacity,
-                                "t_step": agent.t_step}
+                                "t_step": agent.t_step, "steps": torch.from_numpy(memory.steps[:memory.size].copy())}
     return state
 
 
@@ -191,6 +191,12 @@ def restore(agent: Any, state: dict[str, Any], buffer_rows: dict[str, Any] | Non
             raise ValueError(f"the saved replay buffer is {buffer_rows['capacity']} x {rows.shape[1]}; the run's "
                              f"agent has {memory.capacity} x {memory.data.shape[1]}")
         memory.data[:len(rows)] = rows
+        # the rows' rewards step by step (for a gamma changed later); saved before they were kept: not known
+        steps = buffer_rows.get("steps")
+        if steps is not None and steps.shape[1] != memory.steps.shape[1]:
+            raise ValueError(f"the saved replay buffer's rows span up to {steps.shape[1] - 1} steps; the run's agent "
+                             f"takes {memory.steps.shape[1] - 1}-step returns")
+        memory.steps[:len(rows)] = 0.0 if steps is None else steps.numpy()
         memory.pos, memory.size = buffer["pos"], buffer["size"]
     extra = dict(buffer.get("extra") or {})
     pending = state.get("n_step") or _old_n_step(extra.pop("n_step", None))

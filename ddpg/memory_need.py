@@ -26,9 +26,10 @@ MEMINFO = Path("/proc/meminfo")
 CGROUP = Path("/sys/fs/cgroup")  # cgroup v2: memory.max and memory.current of this container, if limited
 
 
-def row_numbers(state_size: int, action_size: int) -> int:
-    """Numbers in one replay-buffer row: state, action, reward, next state, discount."""
-    return 2 * state_size + action_size + 2
+def row_numbers(state_size: int, action_size: int, n_step: int = 1) -> int:
+    """Numbers the replay buffer keeps per transition: state, action, reward, next state, discount, and beside them
+    its rewards step by step and their span (``ReplayBuffer.steps``, for a gamma changed while training)."""
+    return 2 * state_size + action_size + 2 + n_step + 1
 
 
 def _model_default(cls_name: str, parameter: str) -> int:
@@ -48,7 +49,7 @@ def hidden_units(config: Any) -> int:
 
 def needed(config: Any, state_size: int, action_size: int) -> tuple[int, int]:
     """Bytes the replay buffer takes, and (about) one batch's work."""
-    row = row_numbers(state_size, action_size)
+    row = row_numbers(state_size, action_size, config.n_step)
     buffer = config.buffer_size * row * FLOAT_BYTES
     batch = config.batch_size * FLOAT_BYTES * (2 * row + ACTIVATION_COPIES * hidden_units(config))
     return buffer, batch
@@ -121,7 +122,7 @@ def problem(config: Any, state_size: int, action_size: int, device: str = "cpu",
             continue
         setting = "buffer_size" if buffer >= batch else "batch_size"
         value = getattr(config, setting)
-        parts = (f"the replay buffer ({config.buffer_size:,} transitions x {row_numbers(state_size, action_size)} "
+        parts = (f"the replay buffer ({config.buffer_size:,} transitions x {row_numbers(state_size, action_size, config.n_step)} "
                  f"numbers x {FLOAT_BYTES} bytes)" + (f" and a batch of {config.batch_size:,}" if batch * 100 >= need
                                                        else ""))
         return (f"--config: {setting} {value:,} cannot be held: {parts} need about {_bytes(need)}, but {where} has "

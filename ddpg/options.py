@@ -99,7 +99,7 @@ def _resumable_options(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--save-every", type=positive_int, default=10,
                    help="write the run folder and the full training state every N episodes (default 10)")
     g.add_argument("--save-buffer", action=argparse.BooleanOptionalAction, default=False,
-                   help="also save the replay buffer's filled part, so --resume continues exactly; about 290 MB at "
+                   help="also save the replay buffer's filled part, so --resume continues exactly; about 300 MB at "
                         "one million transitions (the default buffer is full after 50 episodes of 20 arms); off by "
                         "default; on --resume, as the run's last save did (--no-save-buffer turns it off)")
     add_device_option(g)  # type: ignore[arg-type]

@@ -63,7 +63,7 @@ def save_training_state(run_dir: str | os.PathLike[str], agent: Agent, loop: dic
                         env_random_state: dict[str, Any] | None, save_buffer: bool) -> None:
     """Write the training state as it is now (call it between episodes); with
     ``save_buffer`` also the replay buffer: 4 bytes x (2 x state + action + 2) per
-    transition, about 290 MB at one million transitions for Reacher."""
+    transition, about 300 MB at one million transitions for Reacher."""
     write_training_state(run_dir, *training_state(agent, loop, env_random_state, save_buffer))
 
 

@@ -5,7 +5,7 @@ run had never stopped.
 At a stop the agent has already changed: updates made, noise drawn, transitions added. Its
 small part (networks, optimisers, noise, counters, random generators: ``ddpg.run_state.training_state``
 without the buffer) is copied after every episode. The replay buffer is too large for that
-(290 MB at a million Reacher transitions), but an episode changes few of its rows: it fills
+(300 MB at a million Reacher transitions), but an episode changes few of its rows: it fills
 rows past the filled part, which a save simply leaves out, or, once the buffer is full,
 overwrites the oldest ones. Those, at most one episode's transitions, are copied before the
 episode begins and put back when the stop is saved.
@@ -33,7 +33,8 @@ class EpisodeSnapshot:
         self.max_t = max_t
         self.transitions_per_episode = n_agents * (max_t + n_step - 1)
         self.state: dict[str, Any] | None = None
-        self._kept: list[tuple[int, torch.Tensor]] = []  # (first row, rows) of the filled rows at risk
+        self._kept: list[tuple[int, torch.Tensor, Any]] = []  # (first row, rows, their steps) of the filled rows at risk
+        self.gamma = 0.0
 
     def take(self, agent: Agent, loop: dict[str, Any], env_random_state: dict[str, Any] | None) -> None:
         """Copy what the next episode changes: the agent's small state and the filled rows it may overwrite."""
@@ -49,19 +50,21 @@ class EpisodeSnapshot:
         end = memory.pos + span
         runs = [(memory.pos, min(end, memory.size))] + ([(0, min(end - memory.capacity, memory.size))]
                                                        if end > memory.capacity else [])
-        self._kept = [(lo, memory.data[lo:hi].clone()) for lo, hi in runs if hi > lo]
+        self._kept = [(lo, memory.data[lo:hi].clone(), memory.steps[lo:hi].copy()) for lo, hi in runs if hi > lo]
+        self.gamma = agent.returns.gamma  # a new gamma discounts every row again: then none can be put back
 
     def rows(self, agent: Agent) -> dict[str, Any] | None:
         """replay_buffer.pt's rows as they were at ``take``; None if more decisions were stepped
-        since than an episode has (then more rows may have changed than were kept)."""
+        since than an episode has, or gamma changed (then more rows may have changed than were kept)."""
         assert self.state is not None
-        if agent.t_step - self.state["agent"]["t_step"] > self.max_t:
+        if agent.t_step - self.state["agent"]["t_step"] > self.max_t or agent.returns.gamma != self.gamma:
             return None
-        memory = agent.memory
-        data = memory.data[:self.state["buffer"]["size"]].clone()
-        for lo, kept in self._kept:
-            data[lo:lo + len(kept)] = kept
-        return {"rows": data, "capacity": memory.capacity, "t_step": self.state["agent"]["t_step"]}
+        memory, size = agent.memory, self.state["buffer"]["size"]
+        data, steps = memory.data[:size].clone(), memory.steps[:size].copy()
+        for lo, kept, kept_steps in self._kept:
+            data[lo:lo + len(kept)], steps[lo:lo + len(kept)] = kept, kept_steps
+        return {"rows": data, "capacity": memory.capacity, "t_step": self.state["agent"]["t_step"],
+                "steps": torch.from_numpy(steps)}
 
     def for_saving(self, agent: Agent) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """training_state.pt's and replay_buffer.pt's contents as of ``take`` (the rows None

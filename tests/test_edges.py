@@ -533,7 +533,7 @@ def test_the_memory_estimate_takes_what_the_machine_has(tmp_path) -> None:
     assert memory_need.available(meminfo, tmp_path)[0] == 500_000_000  # a container's limit, when lower
     config = DDPGConfig(buffer_size=1_000_000, batch_size=256)
     buffer, _ = memory_need.needed(config, 33, 4)
-    assert buffer == 1_000_000 * 72 * 4  # 288 MB: the default fits a 1 GB machine, not a 0.2 GB one
+    assert buffer == 1_000_000 * (72 + 4) * 4  # 304 MB, the rows and their steps: fits a 1 GB machine, not 0.2 GB
     assert memory_need.problem(config, 33, 4, room=(10**9, "test")) is None
     said = memory_need.problem(config, 33, 4, room=(2 * 10**8, "test"))
     assert said is not None and "buffer_size 1,000,000" in said and "200,000,000 bytes" in said

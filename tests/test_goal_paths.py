@@ -74,7 +74,7 @@ def test_relabelled_transitions_are_the_episode_against_consistent_goal_paths(ep
     goal_paths = GoalPaths(paths, seed=0, n_step=3, gamma=0.9)
     for i in range(t):
         goal_paths.record(states[i], actions[i], states[i + 1])
-    s, a, returns, s2, discounts = goal_paths.transitions()
+    s, a, returns, s2, discounts, by_step = goal_paths.transitions()
     assert s.shape == (t * paths * n, 33) and a.shape == (t * paths * n, 4) and returns.shape == (t * paths * n,)
     s, s2 = s.reshape(t, paths, n, 33), s2.reshape(t, paths, n, 33)
     arm = [i for i in range(33) if not obs.GOAL <= i < obs.GOAL + 3 and i != obs.GOAL_SPEED]
@@ -104,6 +104,9 @@ def test_relabelled_transitions_are_the_episode_against_consistent_goal_paths(ep
     np.testing.assert_allclose(np.concatenate([x[2] for x in expected]).reshape(t, -1), ours, atol=1e-12)
     np.testing.assert_allclose(np.concatenate([x[4] for x in expected]).reshape(t, -1),
                                discounts.reshape(t, -1), atol=1e-12)
+    # and the rewards one by one with their span, which a new gamma discounts again (ReplayBuffer.rediscount)
+    np.testing.assert_array_equal(np.concatenate([x[5] for x in expected]).reshape(t, paths * n, 4),
+                                  by_step.reshape(t, paths * n, 4))
     np.testing.assert_array_equal(s2[:-3], s[3:])
     assert goal_paths.transitions() is None  # the record was cleared
     for i in range(2):  # an episode shorter than n_step: each return sums the steps there are

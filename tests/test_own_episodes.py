@@ -60,7 +60,7 @@ def test_arms_that_restart_in_their_rows_store_each_episode_as_alone(n: int, see
     # Each stored step's state is its own (100 t + arm): sorted by it, the two lists pair up row by row. The
     # returns are summed in another order here (a matrix product there), so they agree to rounding.
     got = np.array(sorted((float(s[0]), float(a[0]), float(r), float(x[0]), float(d))
-                          for block in stored for s, a, r, x, d in zip(*block, strict=True)))
+                          for block in stored for s, a, r, x, d, _ in zip(*block, strict=True)))
     want = np.array(sorted(t for arm in range(arms) for t in _per_arm_reference(n, gamma, rows, arm)))
     assert got.shape == want.shape
     np.testing.assert_array_equal(got[:, [0, 1, 3]], want[:, [0, 1, 3]])  # states, actions, next states: copied

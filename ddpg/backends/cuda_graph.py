@@ -78,9 +78,14 @@ class DeviceReplayBuffer(ReplayBuffer):
         return new
 
     def add(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
-            next_states: np.ndarray, discounts: np.ndarray | float) -> None:
-        super().add(states, actions, rewards, next_states, discounts)
+            next_states: np.ndarray, discounts: np.ndarray | float, steps: np.ndarray | None = None) -> None:
+        super().add(states, actions, rewards, next_states, discounts, steps)
         self.pending = min(self.pending + len(states), self.capacity)
+
+    def rediscount(self, gamma: float) -> int:
+        kept = super().rediscount(gamma)
+        self.mark_all()  # every row's return and discount changed: all go to the GPU again
+        return kept
 
     def mark_all(self) -> None:
         """Every row is new to the GPU (after a training state was loaded into the host rows)."""
@@ -241,6 +246,7 @@ class CudaGraph:
         self.settle()
         had_graphs = bool(self.graphs)
         self.graphs, self.eager_updates = [], 0
+        self.period = int(getattr(self.agent.config, "policy_delay", 1))  # a new policy_delay: as many graphs
         self._set_capturable()
         self._copy_actor()
         self.recaptures += 1

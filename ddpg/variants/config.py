@@ -36,11 +36,11 @@ class VariantConfig(DDPGConfig):
 
     exploration: str = setting("ou", ("ou", "gaussian", "noisy"), "action noise, or a NoisyNet actor", network=True)
     noisy_sigma0: float = setting(0.5, ">=0", "NoisyNet: initial noise, sigma0 / sqrt(fan_in)", network=True)
-    replay: str = setting("uniform", ("uniform", "prioritized"), "sum-tree PER (Schaul et al. 2016)")
-    per_alpha: float = setting(0.6, ">=0", "PER: priority = (|TD error| + per_eps) ** per_alpha")
-    per_beta: float = setting(0.4, "fraction", "PER: importance-weight exponent at the start...")
-    per_beta_updates: int = setting(100_000, "count", "...annealed linearly to 1 over this many updates")
-    per_eps: float = setting(1e-3, ">=0", "PER: keeps every transition's priority above zero")
+    replay: str = setting("uniform", ("uniform", "prioritized"), "sum-tree PER (Schaul et al. 2016)", built=True)
+    per_alpha: float = setting(0.6, ">=0", "PER: priority = (|TD error| + per_eps) ** per_alpha", built=True)
+    per_beta: float = setting(0.4, "fraction", "PER: importance-weight exponent at the start...", built=True)
+    per_beta_updates: int = setting(100_000, "count", "...annealed linearly to 1 over this many updates", built=True)
+    per_eps: float = setting(1e-3, ">=0", "PER: keeps every transition's priority above zero", built=True)
     batch_norm: bool = setting(False, "bool", "batch normalisation in actor and critic (DDPG paper)", network=True)
     twin_critics: bool = setting(False, "bool", "TD3: two critics, the smaller target value", network=True)
     target_noise: float = setting(0.0, ">=0", "TD3: std of the noise on the target actor's action (0: none)...")
@@ -49,7 +49,7 @@ class VariantConfig(DDPGConfig):
     ensemble: int = setting(1, "count", "REDQ: this many critics, the actor climbing their mean...", network=True)
     ensemble_subset: int = setting(2, "count", "...the TD target the smallest target value of this many")
     crossq: bool = setting(False, "bool", "CrossQ: batch-renormalised critic, no target networks", network=True)
-    renorm_warmup: int = setting(1000, ">=0", "CrossQ: plain batch norm for this many updates, then renormalised")
+    renorm_warmup: int = setting(1000, ">=0", "CrossQ: plain batch norm for this many updates, then renormalised", built=True)
     critic_action: str = setting("second", ("second", "first"), "the critic's layer the action joins: its second "
                                  "(the DDPG paper's, model.py) or its first, beside the state (TD3's and SAC's)",
                                  network=True)
@@ -57,7 +57,7 @@ class VariantConfig(DDPGConfig):
                              network=True)
     sac: bool = setting(False, "bool", "SAC: a tanh-squashed Gaussian actor acting by its samples, the entropy in its "
                         "targets and loss, a learned temperature", network=True)
-    goal_paths: int = setting(0, "whole", "Reacher: each episode also stored against this many more goal paths")
+    goal_paths: int = setting(0, "whole", "Reacher: each episode also stored against this many more goal paths", built=True)
 
     def __post_init__(self) -> None:
         found = self.problems()

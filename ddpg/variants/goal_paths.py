@@ -63,7 +63,7 @@ class GoalPaths:
 
     def transitions(self) -> tuple[np.ndarray, ...] | None:
         """The episode against new goal paths as (states, actions, n-step returns, next states,
-        discounts), rows ordered by decision, then path, then arm; None when nothing was recorded.
+        discounts, rewards step by step), rows ordered by decision, then path, then arm; None when nothing was recorded.
         Clears the record. The episode ended at its time limit, so its last steps bootstrap."""
         t, paths = self.steps, self.paths
         if t == 0 or paths == 0:
@@ -85,11 +85,15 @@ class GoalPaths:
         for j in range(min(self.n_step, t)):  # an episode shorter than n steps sums what it has
             returns[:t - j] += self.gamma ** j * rewards[j:]
         discounts = self.gamma ** (span - np.arange(t)).astype(np.float64)
+        by_step = np.zeros((*rewards.shape, self.n_step + 1))  # the rewards one by one and the span (rediscount)
+        for j in range(min(self.n_step, t)):
+            by_step[:t - j, ..., j] = rewards[j:]
+        by_step[..., self.n_step] = (span - np.arange(t))[:, None, None]
         rows = t * paths * n_arms
         self.steps = 0
         return (relabelled[:-1].reshape(rows, -1), np.broadcast_to(actions[:, None], (t, paths, *actions.shape[1:]))
                 .reshape(rows, -1), returns.reshape(rows), relabelled[span].reshape(rows, -1),
-                np.broadcast_to(discounts[:, None, None], rewards.shape).reshape(rows))
+                np.broadcast_to(discounts[:, None, None], rewards.shape).reshape(rows), by_step.reshape(rows, -1))
 
     def state_dict(self) -> dict[str, Any]:
         """The episode recorded so far and the generator: a run saved mid-way goes on exactly."""
@@ -129,6 +133,7 @@ class GoalPathsPiece:
 
     def reset(self: Any) -> None:
         super().reset()  # type: ignore[misc]
+        self.goal_paths.gamma = self.config.gamma  # read at each use: a gamma changed while training counts here too
         if (relabelled := self.goal_paths.transitions()) is not None:
             self.memory.add(*relabelled)
 

@@ -72,8 +72,8 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
     def __init__(self, state_size: int, action_size: int, buffer_size: int, batch_size: int,
                  seed: int, alpha: float = 0.6, beta: float = 0.4, beta_updates: int = 100_000,
-                 eps: float = 1e-3) -> None:
-        super().__init__(state_size, action_size, buffer_size, batch_size, seed)
+                 eps: float = 1e-3, n_step: int = 1) -> None:
+        super().__init__(state_size, action_size, buffer_size, batch_size, seed, n_step=n_step)
         self.tree = SumTree(buffer_size)
         self.alpha, self.beta0, self.beta_updates, self.eps = alpha, beta, beta_updates, eps
         self.max_priority = 1.0  # given to new transitions
@@ -86,9 +86,9 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         return min(1.0, self.beta0 + (1.0 - self.beta0) * self.n_sampled / self.beta_updates)
 
     def add(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray,
-            next_states: np.ndarray, discounts: np.ndarray | float) -> None:
+            next_states: np.ndarray, discounts: np.ndarray | float, steps: np.ndarray | None = None) -> None:
         slots = (self.pos + np.arange(len(states))) % self.capacity
-        super().add(states, actions, rewards, next_states, discounts)
+        super().add(states, actions, rewards, next_states, discounts, steps)
         self.tree.update(slots, np.full(len(slots), self.max_priority))
 
     def sample(self) -> tuple[torch.Tensor, ...]:
@@ -138,7 +138,7 @@ class PrioritizedReplay:
         cfg = self.config
         return PrioritizedReplayBuffer(self.state_size, self.action_size, cfg.buffer_size, cfg.batch_size, self.seed,
                                        alpha=cfg.per_alpha, beta=cfg.per_beta, beta_updates=cfg.per_beta_updates,
-                                       eps=cfg.per_eps)
+                                       eps=cfg.per_eps, n_step=cfg.n_step)
 
     def learn(self: Any, experiences: tuple[torch.Tensor, ...]) -> None:
         *batch, self.importance, index = experiences  # the buffer's draw adds weights and rows
