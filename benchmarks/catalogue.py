@@ -15,6 +15,7 @@ Each study folder's manifest, ``study.toml``, gives its title, question and resu
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import re
@@ -59,10 +60,19 @@ class Record(dict):
 
 # --------------------------------------------------------------------------- reading results
 
+@functools.cache
+def _files(results: Path) -> tuple[tuple[str, Path], ...]:
+    """Every file under ``results``, listed once per ``run`` (the pages look up some 800 names)."""
+    return tuple((p.as_posix(), p) for p in results.rglob("*") if p.is_file())
+
+
 def path(name: str) -> Path:
     """A result file by its name (or its tail, e.g. ``gym_probes/ip_p3_s0.json``), in whichever
     study folder holds it; a name that is not exactly one file is an error."""
-    found = [p for p in RESULTS.rglob("*") if p.is_file() and p.as_posix().endswith("/" + name)]
+    found = [p for posix, p in _files(RESULTS) if posix.endswith("/" + name)]
+    if len(found) != 1:  # a file written or removed since the listing: list again before saying so
+        _files.cache_clear()
+        found = [p for posix, p in _files(RESULTS) if posix.endswith("/" + name)]
     if len(found) != 1:
         raise ResultError(f"benchmarks/results/ holds {len(found)} files named {name}")
     return found[0]
@@ -336,6 +346,7 @@ def run(check: bool = False) -> int:
     argv = ["cog", "--verbosity=1", "-I", str(ROOT), "-p", "from benchmarks.catalogue import *; from benchmarks.figures import *"]
     argv += ["--check", "--diff", "--check-fail-msg", "run `make docs` and commit the result"] if check else ["-r"]
     cwd = Path.cwd()
+    _files.cache_clear()  # the results as they are now
     try:
         os.chdir(ROOT)
         Cog().callable_main(argv + pages())
