@@ -139,15 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    with contextlib.ExitStack() as held:  # --out's lock (ddpg.run_lock), let go however main ends
+    with contextlib.ExitStack() as held:  # --out's lock (ddpg.run_folder.run_lock), let go however main ends
         return _main(parser, args, argv is None, held)
 
 
 def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_line: bool,
           held: contextlib.ExitStack) -> int:
     """``main`` once the command line has parsed; --out's folder is held in ``held``."""
-    from ddpg import run_lock
-    from ddpg.atomic import atomic_write, write_json
+    from ddpg.run_folder import run_lock
+    from ddpg.run_folder.atomic import atomic_write, write_json
     try:
         reproducible.ensure(args.reproducible, command_line=command_line)  # may relaunch: before a folder is made
     except reproducible.NotPinned as exc:
@@ -183,7 +183,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
             out.mkdir(parents=True, exist_ok=True)
             atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
             write_json(out / SUMMARY_FILE, summary)
-        except OSError as exc:  # ddpg.atomic.SaveError included: a full disk, an unwritable folder
+        except OSError as exc:  # ddpg.run_folder.atomic.SaveError included: a full disk, an unwritable folder
             print(f"evaluate.py: error: cannot write into --out {out}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     typed = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(typed)
-    with contextlib.ExitStack() as held:  # the run folder's lock (ddpg.run_lock), let go however main ends
+    with contextlib.ExitStack() as held:  # the run folder's lock (ddpg.run_folder.run_lock), let go however main ends
         return _main(parser, args, typed, argv is None, held)
 
 
@@ -51,8 +51,12 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     import numpy as np
     import torch
 
-    from ddpg import reproducible, run_lock, rundir
+    from ddpg import reproducible
     from ddpg.run_config import resolve
+    from ddpg.run_folder import run_lock
+    from ddpg.run_folder.atomic import SaveError
+    from ddpg.run_folder.folder import check_out_dir, resumable_record
+    from ddpg.run_folder.record_file import read_record
     from ddpg.tasks import open_environment
 
     command = "python train.py " + " ".join(shlex.quote(a) for a in typed)
@@ -62,7 +66,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        record = rundir.resumable_record(args.resume) if args.resume is not None else None
+        record = resumable_record(args.resume) if args.resume is not None else None
     except (FileNotFoundError, ValueError) as exc:
         parser.error(f"--resume: {exc}")
     try:
@@ -70,7 +74,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
         reproducible.ensure(cfg.reproducible, command_line=command_line)  # may relaunch: before a folder is made
         if cfg.resume is None:  # made here, and removed again if a refusal leaves it empty
             held.enter_context(run_lock.claim(cfg.out))
-        rundir.check_out_dir(cfg.out, allow_existing_run=cfg.force or cfg.resume is not None)
+        check_out_dir(cfg.out, allow_existing_run=cfg.force or cfg.resume is not None)
     except (ValueError, reproducible.NotPinned) as exc:
         parser.error(str(exc))
     if cfg.unity is not None and not Path(cfg.unity).exists():
@@ -90,21 +94,25 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
         parser.error(f"--env: {exc}" if cfg.gymnasium else str(exc))
     try:
         run(cfg, env, parser)
-    except rundir.SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact
+    except SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact
         print(f"train.py: error: {exc}; {cfg.out} keeps its last complete save: once the cause is fixed, "
               f"python train.py --resume {cfg.out} continues from it", file=sys.stderr)
         return 1
     finally:
         env.close()
-    done = rundir.read_record(cfg.out)
+    done = read_record(cfg.out)
     return 128 + done.signal if done.interrupted and done.signal is not None else 0
 
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
-    from ddpg import agent_state, callbacks, memory_need, rundir
+    from ddpg import callbacks, memory_need
     from ddpg.agents import make_agent
     from ddpg.loop import episodes_done, train
+    from ddpg.run_folder import agent_state
+    from ddpg.run_folder.file_names import VALUE_MAP_FILE
+    from ddpg.run_folder.folder import clear_run
+    from ddpg.run_folder.record_file import read_record
     from ddpg.value_maps import Recorder
 
     if cfg.gymnasium and cfg.loop.target_score is None:
@@ -118,14 +126,14 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.device)
     except ValueError as exc:  # a learner that cannot serve this agent or device
         parser.error(str(exc))
-    if cfg.force and rundir.clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
+    if cfg.force and clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
         print(f"Replacing the run in {cfg.out} (--force)")
     record, resume, saved_buffer = dict(cfg.record), None, None
     record["learners"] = [*record.get("learners", []), agent_state.learner(agent)]  # each part's (an edit may change it)
     record["networks"] = agent_state.network_shapes(agent)
     if cfg.resume is not None:
         # Everything that may refuse the resume is decided before anything is said about it.
-        previous = rundir.read_record(cfg.resume)
+        previous = read_record(cfg.resume)
         differs = agent_state.differing_shapes(agent, previous.networks)
         if differs:
             parser.error(f"--resume: {differs}: model.py changed since the run; put those layers back as they were")
@@ -162,7 +170,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         steps.insert(0, recorder)
     train(env, agent, cfg.loop, steps, resume)
     if recorder is not None and recorder.animation is not None:
-        print(f"Wrote {Path(cfg.out) / rundir.VALUE_MAP_FILE} and the animation {recorder.animation}")
+        print(f"Wrote {Path(cfg.out) / VALUE_MAP_FILE} and the animation {recorder.animation}")
 
 
 def _restore(cfg: RunConfig, agent: object, env: object,
@@ -170,13 +178,14 @@ def _restore(cfg: RunConfig, agent: object, env: object,
     """Load the run's last complete save into the agent and the environment; the loop state,
     whether the continuation is exact, and the line that says where the run continues and what
     a killed process lost (printed by the caller once nothing can refuse the resume)."""
-    from ddpg import rundir
+    from ddpg.run_folder.run_state import load_training_state
+    from ddpg.run_folder.score_files import episodes_written
 
     assert cfg.resume is not None
-    written = rundir.episodes_written(cfg.resume)
+    written = episodes_written(cfg.resume)
     try:
-        saved = rundir.load_training_state(cfg.resume, agent)
-    except FileNotFoundError:  # killed before its first save (rundir.resumable_record): the settings are all there is
+        saved = load_training_state(cfg.resume, agent)
+    except FileNotFoundError:  # killed before its first save (resumable_record): the settings are all there is
         saved = None
     except ValueError as exc:
         parser.error(f"--resume: {exc}")

@@ -5,7 +5,7 @@
                 optionally to TensorBoard
     Saver       the run folder: its progress after every episode, everything every
                 ``save_every`` episodes and at the end, and at a stop the run as it stood
-                after its last complete episode, so a resume loses nothing (ddpg.rundir lists the files)
+                after its last complete episode, so a resume loses nothing (ddpg.run_folder lists the files)
 
 ``standard(...)`` gives what train.py uses; the value maps of a 2-D task are
 ``ddpg.value_maps.Recorder``, a callback too. Their order is the order they run in.
@@ -21,19 +21,20 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import agent_state, reproducible
-from ddpg.atomic import write_json
+from ddpg import reproducible
 from ddpg.device import describe
 from ddpg.loop import Callback, Episode, Run
 from ddpg.metrics import Metrics
-from ddpg.record import RunRecord
-from ddpg.record_file import git_commit, versions
-from ddpg.run_files import RECORD_FILE, SCORES_FILE
-from ddpg.run_folder import write_run
-from ddpg.run_state import training_state, write_training_state
-from ddpg.score_files import CsvLines, read_metrics, write_metrics, write_scores
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.file_names import RECORD_FILE, SCORES_FILE
+from ddpg.run_folder.folder import write_run
+from ddpg.run_folder.record import RunRecord
+from ddpg.run_folder.record_file import git_commit, versions
+from ddpg.run_folder.run_state import training_state, write_training_state
+from ddpg.run_folder.score_files import CsvLines, read_metrics, write_metrics, write_scores
+from ddpg.run_folder.snapshot import EpisodeSnapshot
 from ddpg.signals import Stopped, signal_number
-from ddpg.snapshot import EpisodeSnapshot
 from ddpg.variants import variants_of
 
 
@@ -139,14 +140,14 @@ class MetricsLog(Callback):
 
 
 class Saver(Callback):
-    """The run folder (``ddpg.rundir``), so that nothing finished is lost whatever stops the run:
+    """The run folder (``ddpg.run_folder``), so that nothing finished is lost whatever stops the run:
 
     - at the start, run.json: from then on the folder is a run that ``--resume`` accepts;
     - after every episode, what is cheap to write: scores.csv, metrics.csv and run.json;
     - every ``save_every`` episodes and at the end, everything: the training state (with
       ``save_buffer`` the replay buffer too), the checkpoints and the plot;
     - at a stop (Ctrl-C, SIGTERM), the run as it stood after its last complete episode
-      (``ddpg.snapshot``), replay buffer included, so the resume is exact and loses nothing.
+      (``ddpg.run_folder.snapshot``), replay buffer included, so the resume is exact and loses nothing.
 
     Every file is written atomically; a process killed outright (kill -9, a power cut) leaves
     the last complete save, which ``--resume`` continues from, saying what was lost.

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import agent_state, faults
+from ddpg.run_folder import agent_state, faults
 from ddpg.signals import StopSignals
 from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE, SOLVE_WINDOW
 from ddpg.tasks import REACHER_DECISIONS

@@ -17,7 +17,7 @@ import torch
 from ddpg.device import resolve_device
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
 from ddpg.options import GPU_LEARNERS, LEARNERS, UNSET, applied_on_resume
-from ddpg.record import RunRecord
+from ddpg.run_folder.record import RunRecord
 from ddpg.solved import SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV, REACHER_DECISIONS, Task, environment_spec, reacher_task, task_for
 from ddpg.variants import parse_config

@@ -36,7 +36,7 @@ def imported_modules(tree: ast.AST) -> set[str]:
 
 def test_the_sources_are_found() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in SOURCES}
-    assert {"train.py", "watch.py", "evaluate.py", "sweep.py", "ddpg/playing.py", "ddpg/rundir.py"} <= names
+    assert {"train.py", "watch.py", "evaluate.py", "sweep.py", "ddpg/playing.py", "ddpg/run_folder/folder.py"} <= names
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(ROOT).as_posix())

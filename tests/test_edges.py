@@ -19,7 +19,7 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import atomic
+from ddpg.run_folder import atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -273,8 +273,8 @@ class _Killed(BaseException):
 
 def _stop_at(monkeypatch: pytest.MonkeyPatch, name: str, count: int, stop: type[BaseException]) -> None:
     """Raise ``stop`` at the ``count``-th time the run passes the fault point ``name``
-    (``ddpg.faults``): KeyboardInterrupt is Ctrl-C, _Killed a kill -9."""
-    from ddpg import faults
+    (``ddpg.run_folder.faults``): KeyboardInterrupt is Ctrl-C, _Killed a kill -9."""
+    from ddpg.run_folder import faults
 
     passed = {"n": 0}
 

@@ -272,7 +272,7 @@ def test_a_crawler_run_stopped_mid_round_resumes_exactly(tmp_path) -> None:
 def test_the_reward_plot_of_agent_episodes_draws_each_score_without_a_band() -> None:
     import matplotlib.pyplot as plt
 
-    from ddpg.plots import scores_figure
+    from ddpg.run_folder.plots import scores_figure
 
     rng = np.random.default_rng(0)
     one = scores_figure(rng.normal(size=(150, 1)), 2000.0, 100, "agent-episode")

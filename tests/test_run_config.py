@@ -10,8 +10,8 @@ import pytest
 import train
 from ddpg.cli import given_options
 from ddpg.loop import GOOD_SCORE
-from ddpg.record import RunRecord
 from ddpg.run_config import resolve
+from ddpg.run_folder.record import RunRecord
 from ddpg.tasks import REACHER_ONE_ARM, TASKS
 from ddpg_agent import DDPGConfig
 

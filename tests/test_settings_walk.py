@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from ddpg import rundir
 from ddpg.cli import given_options
 from ddpg.options import INVOCATION, RESUMABLE, RUN, START, build_parser, roles
-from ddpg.record import RunRecord
 from ddpg.run_config import RunConfig, resolve
+from ddpg.run_folder.folder import resumable_record
+from ddpg.run_folder.record import RunRecord
 from ddpg.variants import VariantConfig, parse_config, registry
 from ddpg_agent import DDPGConfig
 
@@ -87,7 +87,7 @@ def test_a_resume_restores_every_recorded_setting(tmp_path, options) -> None:
     done = subprocess.run([sys.executable, "train.py", *argv, "--out", str(out), "--no-progress", "--quiet"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    resumed = _resolve(["--resume", str(out)], rundir.resumable_record(out))
+    resumed = _resolve(["--resume", str(out)], resumable_record(out))
     _same_run(first, resumed)
 
 

@@ -14,8 +14,9 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import rundir, value_maps
+from ddpg import value_maps
 from ddpg.loop import GOOD_SCORE, train
+from ddpg.run_folder.record_file import read_record
 from ddpg.tasks import REACHER_ONE_ARM, TASKS, open_environment, reacher_task, task_for
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
@@ -278,7 +279,7 @@ def test_a_mujoco_task_trains_with_its_own_settings(env_id, tmp_path):
     out = tmp_path / "run"
     assert train_mod.main(["--env", env_id, "--episodes", "3", "--out", str(out), "--no-progress", "--quiet",
                            "--config", '{"warmup": 10}']) == 0
-    record, task = rundir.read_record(out), TASKS[env_id]
+    record, task = read_record(out), TASKS[env_id]
     assert record.config == as_recorded(parse_config({**task.config, "warmup": 10}))
     assert record.reward_scale == task.reward_scale and record.task_why == task.why
     assert record.schedule["good_score"] == task.good_score

@@ -1,7 +1,7 @@
 """``VariantConfig``: ``ddpg_agent.DDPGConfig`` plus the variants' keys, and ``parse_config``.
 
 The readable agent's config holds plain DDPG only; the keys below switch on the pieces of
-this package. Every command line (``train.py``, ``sweep.py``, the benchmarks) and ``rundir``
+this package. Every command line (``train.py``, ``sweep.py``, the benchmarks) and ``ddpg.agents``
 read a JSON config through ``parse_config``, which gives a plain ``DDPGConfig`` when no
 variant is set, so a plain run records (and reproduces) exactly the readable agent's config.
 """

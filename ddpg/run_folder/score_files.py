@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import plots
-from ddpg.atomic import atomic_write
-from ddpg.run_files import METRICS_FILE, SCORES_FILE
+from ddpg.run_folder import plots
+from ddpg.run_folder.atomic import atomic_write
+from ddpg.run_folder.file_names import METRICS_FILE, SCORES_FILE
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
 
 
@@ -93,7 +93,7 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, float | None]]:
 
 def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float | None = SOLVE_SCORE,
                 window: int = SOLVE_WINDOW, unit: str = "episode") -> None:
-    """The reward plot (``ddpg.plots.scores_figure``) as a PNG, atomically."""
+    """The reward plot (``ddpg.run_folder.plots.scores_figure``) as a PNG, atomically."""
     import matplotlib.pyplot as plt
 
     fig = plots.scores_figure(scores, target, window, unit)

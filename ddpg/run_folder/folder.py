@@ -1,7 +1,7 @@
 """The run folder as a whole: whether ``--out`` can hold a run (``check_out_dir``), clearing an
 old run for ``--force`` (``clear_run``), whether a run can be resumed (``resumable_record``),
 and a complete save of a run's results (``write_run``: the checkpoints, the scores and the plot,
-run.json last). Each file has its own module, which alone writes and reads it (``ddpg.rundir``
+run.json last). Each file has its own module, which alone writes and reads it (``ddpg.run_folder``
 lists them).
 """
 
@@ -13,11 +13,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ddpg.atomic import remove_leftovers, write_json
-from ddpg.checkpoints import save_checkpoints, write_checkpoints
-from ddpg.record import RunRecord
-from ddpg.record_file import read_record
-from ddpg.run_files import (
+from ddpg.run_folder.atomic import remove_leftovers, write_json
+from ddpg.run_folder.checkpoints import save_checkpoints, write_checkpoints
+from ddpg.run_folder.file_names import (
     ACTOR_FILE,
     CRITIC_FILE,
     PLOT_FILE,
@@ -28,7 +26,9 @@ from ddpg.run_files import (
     TEMPORARY_MARK,
     VALUE_MAPS_DIR,
 )
-from ddpg.score_files import CsvLines, plot_scores, write_scores
+from ddpg.run_folder.record import RunRecord
+from ddpg.run_folder.record_file import read_record
+from ddpg.run_folder.score_files import CsvLines, plot_scores, write_scores
 from ddpg_agent import Agent
 
 
