@@ -29,9 +29,9 @@ import numpy as np
 
 # Light modules only (neither PyTorch nor MuJoCo): --help is answered before either loads;
 # the run folder's module is imported in main, the agent and the environment in ddpg.playing's functions.
-from ddpg import reproducible
-from ddpg.cli import path_text, positive_int, random_seed
-from ddpg.device import add_device_option, resolve_device
+from ddpg.command_line import reproducible
+from ddpg.command_line.device import add_device_option, resolve_device
+from ddpg.command_line.parsing import path_text, positive_int, random_seed
 from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, played_task, run_episode
 from ddpg.tasks import DEFAULT_ENV, open_environment, task_for
 
@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=path_text, default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
     p.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths, so the scores are the same on any x86-64 CPU with AVX2 "
-                        "(ddpg/reproducible.py; without it they reproduce on the same machine only)")
+                        "(ddpg/command_line/reproducible.py; without it they reproduce on the same machine only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 

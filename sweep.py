@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ddpg.cli import json_object, path_text, positive_int  # light: --help is answered before PyTorch loads
+from ddpg.command_line.parsing import json_object, path_text, positive_int  # light: --help is answered before PyTorch loads
 
 ROOT = Path(__file__).resolve().parent
 
@@ -174,7 +174,7 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
     import io
 
     import train
-    from ddpg.cli import given_options
+    from ddpg.command_line.parsing import given_options
 
     train_parser = train.build_parser()
 
@@ -197,7 +197,7 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
         parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
     probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe"]
     parsed = parse(probe)
-    from ddpg.run_config import resolve  # PyTorch loads here, after `-- --help` has been answered
+    from ddpg.command_line.run_config import resolve  # PyTorch loads here, after `-- --help` has been answered
 
     try:
         resolve(parsed, given_options(train_parser, probe), None, "")

@@ -6,7 +6,7 @@ Command line::
     python train.py --device cuda --out runs/gpu0       # on a GPU: the update captured as a CUDA graph
     python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc   # a Gymnasium task (ddpg/tasks.py)
 
-This file is the command line only: ``ddpg.run_config.resolve`` turns it (with the task's
+This file is the command line only: ``ddpg.command_line.run_config.resolve`` turns it (with the task's
 settings, or the recorded run on ``--resume``) into one frozen ``RunConfig``; the loop is
 ``ddpg.loop.train`` and what happens around it (printing, metrics, saving, value maps) is in
 ``ddpg.callbacks``. From a notebook::
@@ -24,11 +24,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ddpg.cli import given_options
-from ddpg.options import build_parser  # light: --help is answered before PyTorch and MuJoCo load
+from ddpg.command_line.options import build_parser  # light: --help is answered before PyTorch and MuJoCo load
+from ddpg.command_line.parsing import given_options
 
 if TYPE_CHECKING:
-    from ddpg.run_config import RunConfig
+    from ddpg.command_line.run_config import RunConfig
 
 __all__ = ["build_parser", "main"]
 
@@ -51,8 +51,8 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     import numpy as np
     import torch
 
-    from ddpg import reproducible
-    from ddpg.run_config import resolve
+    from ddpg.command_line import reproducible
+    from ddpg.command_line.run_config import resolve
     from ddpg.run_folder import run_lock
     from ddpg.run_folder.atomic import SaveError
     from ddpg.run_folder.folder import check_out_dir, resumable_record
@@ -106,8 +106,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
-    from ddpg import callbacks, memory_need
+    from ddpg import callbacks
     from ddpg.agents import make_agent
+    from ddpg.command_line import memory_need
     from ddpg.loop import episodes_done, train
     from ddpg.run_folder import agent_state
     from ddpg.run_folder.file_names import VALUE_MAP_FILE

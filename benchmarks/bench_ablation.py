@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import reproducible
-from ddpg.cli import positive_int
+from ddpg.command_line import reproducible
+from ddpg.command_line.parsing import positive_int
 from ddpg.run_folder.atomic import write_json
 from ddpg.run_folder.file_names import RECORD_FILE
 from ddpg.run_folder.record_file import read_record

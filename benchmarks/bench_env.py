@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{rows[0]['env_us']['median'] / (4 * args.agents):.2f} us per arm and physics step")
     print(f"all thread counts ended bitwise equal: {identical}")
     if args.json:
-        from ddpg import reproducible
+        from ddpg.command_line import reproducible
         from ddpg.run_folder.atomic import write_json
         from ddpg.run_folder.record_file import git_commit
 

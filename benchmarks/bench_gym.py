@@ -79,8 +79,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.bench_train import seed_list
-from ddpg import reproducible
-from ddpg.cli import positive_float, positive_int
+from ddpg.command_line import reproducible
+from ddpg.command_line.parsing import positive_float, positive_int
 from ddpg.run_folder.atomic import write_json
 from ddpg.run_folder.record_file import git_commit, read_record, versions
 from ddpg.solved import median_with_unsolved

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
           f"after: {', '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs)")
 
     if args.json:
-        from ddpg import reproducible  # PyTorch loads here, after the timings
+        from ddpg.command_line import reproducible  # PyTorch loads here, after the timings
         from ddpg.run_folder.atomic import write_json
         from ddpg.run_folder.record_file import git_commit
 

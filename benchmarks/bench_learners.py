@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, rate in medians.items():
         print(f"median {label}: {rate:.0f} updates/s; new default / it: {new / rate:.3f}")
     if args.json:
-        from ddpg import reproducible
+        from ddpg.command_line import reproducible
         from ddpg.run_folder.atomic import write_json
 
         write_json(args.json, {"command": "python -m benchmarks.bench_learners " + " ".join(argv or sys.argv[1:]),

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import reproducible
-from ddpg.device import describe
+from ddpg.command_line import reproducible
+from ddpg.command_line.device import describe
 from ddpg.loop import Callback, Episode, Run
 from ddpg.metrics import Metrics
 from ddpg.run_folder import agent_state

@@ -1,4 +1,4 @@
-"""Devices and update back-ends (ddpg/device.py, ddpg/backends): which learner runs an agent, the
+"""Devices and update back-ends (ddpg/command_line/device.py, ddpg/backends): which learner runs an agent, the
 errors for one that cannot, the GPU buffer's staging, the CUDA graph back-end's bookkeeping
 (run eagerly where there is no GPU), and checkpoints and training states that cross devices.
 
@@ -19,7 +19,7 @@ import torch
 from ddpg import backends
 from ddpg.agents import agent_from_checkpoints, make_agent
 from ddpg.backends.cuda_graph import WARMUP, CudaGraph, DeviceReplayBuffer
-from ddpg.device import describe, resolve_device
+from ddpg.command_line.device import describe, resolve_device
 from ddpg.run_folder import agent_state
 from ddpg.run_folder.checkpoints import save_checkpoints
 from ddpg.run_folder.record_file import read_record

@@ -377,7 +377,7 @@ def test_a_seed_beyond_what_pytorch_takes_is_one_line_and_makes_no_folder(tmp_pa
 
 def test_the_largest_seed_trains_with_twin_critics(tmp_path) -> None:
     """The seed's offsets (a second critic: + 1, the metrics' probe: + 7919) stay within PyTorch's range."""
-    from ddpg.cli import SEED_MAX
+    from ddpg.command_line.parsing import SEED_MAX
 
     run = tmp_path / "S"
     config = json.dumps({**json.loads(SMALL[-1]), "preset": "td3"})
@@ -522,7 +522,7 @@ def test_a_size_the_machine_cannot_hold_is_one_line_before_anything_is_allocated
 
 
 def test_the_memory_estimate_takes_what_the_machine_has(tmp_path) -> None:
-    from ddpg import memory_need
+    from ddpg.command_line import memory_need
     from ddpg_agent import DDPGConfig
 
     meminfo = tmp_path / "meminfo"
@@ -606,7 +606,7 @@ def test_sweep_refuses_an_empty_out_in_one_line(capsys) -> None:
 
 def test_the_benchmarks_seeds_take_the_shared_seed_check(capsys) -> None:
     from benchmarks import bench_train, probe_run
-    from ddpg.cli import SEED_MAX
+    from ddpg.command_line.parsing import SEED_MAX
 
     for argv in (["--first-seed", str(2**64)], ["--first-seed", "-1"], ["--first-seed", str(SEED_MAX), "--seeds", "2"],
                  ["--seeds", f"0,{2**64}"]):
@@ -642,7 +642,7 @@ def test_max_t_help_names_each_kind_of_tasks_limit() -> None:
     import gymnasium as gym
 
     import crawler
-    from ddpg.options import build_parser
+    from ddpg.command_line.options import build_parser
 
     (action,) = [a for a in build_parser()._actions if a.dest == "max_t"]
     text = " ".join(action.help.split())

@@ -319,7 +319,7 @@ def test_bad_resume_arguments(one_episode_run, tmp_path, capsys, args, message) 
 def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path) -> None:
     """What --resume applies (the budgets, saving, printing) reaches the run; anything else is
     refused above, and every option of train.py is one or the other."""
-    from ddpg.options import applied_on_resume
+    from ddpg.command_line.options import applied_on_resume
 
     run = tmp_path / "run"
     assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
