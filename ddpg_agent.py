@@ -29,13 +29,13 @@ from model import Actor, Critic, built_widths, given
 
 
 def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False) -> Any:
-    """A field declared once: its default, its check (ddpg.settings), its meaning, whether checkpoints' shapes depend on it."""
+    """A field declared once: its default, its check (ddpg.variants.settings), its meaning, whether checkpoints' shapes depend on it."""
     return field(default=default, metadata={"check": check, "doc": doc, "network": network})
 
 
 @dataclass
 class DDPGConfig:
-    """The hyperparameters, tuned for Reacher; each field's check and meaning are its metadata (``ddpg.settings``)."""
+    """The hyperparameters, tuned for Reacher; each field's check and meaning are its metadata (``ddpg.variants.settings``)."""
 
     buffer_size: int = setting(1_000_000, "count", "replay buffer capacity, in transitions")
     batch_size: int = setting(256, "count", "transitions per update, drawn uniformly with replacement")

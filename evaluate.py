@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 # Light modules only (neither PyTorch nor MuJoCo): --help is answered before either loads;
-# the run folder's module is imported in main, the agent and the environment in ddpg.playing's functions.
+# the run folder's module is imported in main, the agent and the environment in ddpg.reporting.playing's functions.
 from ddpg.command_line import reproducible
 from ddpg.command_line.device import add_device_option, resolve_device
 from ddpg.command_line.parsing import path_text, positive_int, random_seed
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, played_task, run_episode
+from ddpg.reporting.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, played_task, run_episode
 from ddpg.tasks import DEFAULT_ENV, open_environment, task_for
 
 SUMMARY_FILE = "evaluation.json"

@@ -9,7 +9,7 @@ Command line::
 This file is the command line only: ``ddpg.command_line.run_config.resolve`` turns it (with the task's
 settings, or the recorded run on ``--resume``) into one frozen ``RunConfig``; the loop is
 ``ddpg.loop.train`` and what happens around it (printing, metrics, saving, value maps) is in
-``ddpg.callbacks``. From a notebook::
+``ddpg.reporting.callbacks``. From a notebook::
 
     from ddpg.loop import train
     scores = train(env, agent, episodes=300)            # (episodes, agents) array
@@ -106,15 +106,15 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
-    from ddpg import callbacks
     from ddpg.agents import make_agent
     from ddpg.command_line import memory_need
     from ddpg.loop import episodes_done, train
+    from ddpg.reporting import callbacks
+    from ddpg.reporting.value_maps import Recorder
     from ddpg.run_folder import agent_state
     from ddpg.run_folder.file_names import VALUE_MAP_FILE
     from ddpg.run_folder.folder import clear_run
     from ddpg.run_folder.record_file import read_record
-    from ddpg.value_maps import Recorder
 
     if cfg.gymnasium and cfg.loop.target_score is None:
         print(f"{cfg.env_id} has no solve threshold (pass --target): training runs {cfg.loop.episodes} episodes")

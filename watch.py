@@ -28,7 +28,7 @@ from ddpg.command_line.device import add_device_option, resolve_device
 # Light modules (neither PyTorch nor MuJoCo), so that --help is answered before either loads;
 # the agent, the run folder and the environment are imported inside the functions that use them.
 from ddpg.command_line.parsing import positive_float, positive_int, random_seed
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, played_task, run_episode
+from ddpg.reporting.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, played_task, run_episode
 from ddpg.run_folder.file_names import TEMPORARY_MARK
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from envkit.display import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # no MuJoCo

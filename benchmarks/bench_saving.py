@@ -2,7 +2,7 @@
 
 Usage: python -m benchmarks.bench_saving [--repeats 21] [--json benchmarks/results/saving/bench_saving.json]
 
-train.py's ``Saver`` (ddpg/callbacks.py) does, after every episode, what is cheap enough to do
+train.py's ``Saver`` (ddpg/reporting/callbacks.py) does, after every episode, what is cheap enough to do
 that often, and the rest every --save-every episodes. This prints the median cost of each
 part for the default 20-arm agent at its worst case (a full replay buffer of one million
 transitions, 300 episodes of scores and metrics), and compares the per-episode part with the
@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import callbacks
 from ddpg.agents import make_agent
 from ddpg.loop import LoopSettings, Run
-from ddpg.metrics import COLUMNS
+from ddpg.reporting import callbacks
+from ddpg.reporting.metrics import COLUMNS
 from ddpg.run_folder.atomic import write_json
 from ddpg.run_folder.checkpoints import save_checkpoints
 from ddpg.run_folder.file_names import ACTOR_FILE, BUFFER_FILE, CRITIC_FILE

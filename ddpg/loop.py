@@ -6,7 +6,7 @@
 
 ``train`` reads like Stable-Baselines3's ``learn()``: run an episode, apply the schedule, note
 the score and whether the task is solved, hand the episode to the callbacks. Printing, metrics,
-the run folder, value maps each live in ``ddpg.callbacks``; Ctrl-C, SIGTERM and SIGHUP stop
+the run folder, value maps each live in ``ddpg.reporting.callbacks``; Ctrl-C, SIGTERM and SIGHUP stop
 the loop between steps (``ddpg.signals``) and the callbacks then save what was finished.
 
 Any environment with the unityagents 0.4 interface works (``brain_names``,

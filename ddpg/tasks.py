@@ -3,7 +3,7 @@
     python train.py --env MountainCarContinuous-v0 --out runs/mcc
     python train.py --env Pendulum-v1 --num-envs 4 --out runs/pendulum
 
-``ddpg.loop.train``, ``ddpg.playing.run_episode`` and ``evaluate`` talk to environments
+``ddpg.loop.train``, ``ddpg.reporting.playing.run_episode`` and ``evaluate`` talk to environments
 through the unityagents 0.4 interface; a Gymnasium task speaks it through the kit's adapter
 (``envkit.gym_as_unity.GymEnvironment``: actions mapped onto the task's bounds, endings, episodes
 and observations as its docstring says), so one training loop serves the built-in Reacher, the

@@ -399,8 +399,8 @@ def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path, over
     episodes and resumed ends with the weights of the run that was not stopped (the fake
     environment's rewards are constant: the weights, not the scores, tell). With ``overlap`` the
     saved state holds the acting copy a learning step behind, which the next steps act with."""
-    from ddpg import callbacks
     from ddpg.loop import train
+    from ddpg.reporting import callbacks
     from tests._agent_helpers import FakeEnv
 
     config = {**SMALL, "warmup": 64, "learn_every": 5, "learn_updates": 2}

@@ -223,8 +223,8 @@ def test_one_evaluation_episode_claims_no_interval(capsys) -> None:
 
 def test_progress_bars_only_on_a_terminal(capsys) -> None:
     """Written into a log (stderr not a terminal, as under pytest), a bar would be noise."""
-    from ddpg.callbacks import Printer
     from ddpg.loop import train
+    from ddpg.reporting.callbacks import Printer
     from ddpg_agent import Agent
     from tests._agent_helpers import FakeEnv
 
@@ -561,7 +561,7 @@ def test_metrics_log_the_critic_loss_the_agent_minimises() -> None:
     """An agent with a Huber loss logs its Huber loss, against its own target, not DDPG's MSE."""
     import torch.nn.functional as F
 
-    from ddpg import metrics
+    from ddpg.reporting import metrics
     from ddpg_agent import Agent, DDPGConfig
 
     class Huber(Agent):
@@ -586,7 +586,7 @@ def test_metrics_log_the_critic_loss_the_agent_minimises() -> None:
 def test_probing_a_variants_loss_draws_nothing_and_changes_nothing(config) -> None:
     """TD3's smoothing and REDQ's subset draw from torch's global generator, prioritized replay notes
     its TD errors: the probe puts all of it back, so training is the run a run without metrics is."""
-    from ddpg import metrics
+    from ddpg.reporting import metrics
     from ddpg.variants import VariantAgent, parse_config
 
     agent = _filled(VariantAgent(4, 2, 0, config=parse_config({"buffer_size": 64, "batch_size": 8, "warmup": 8,

@@ -206,7 +206,7 @@ def test_the_crawler_vector_env_without_autoreset_asks_for_a_reset_of_what_ended
 
 def test_evaluate_scores_every_crawler_episode_on_its_own() -> None:
     import evaluate as evaluate_mod
-    from ddpg.playing import run_episode
+    from ddpg.reporting.playing import run_episode
 
     agent = Agent(129, 20, 0, buffer_size=100)
     table = evaluate_mod.evaluate(agent, episodes=2, agents=3, env_id="UnityCrawler-v0", progress=False, each_agent=True)

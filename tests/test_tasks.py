@@ -14,8 +14,8 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import value_maps
 from ddpg.loop import GOOD_SCORE, train
+from ddpg.reporting import value_maps
 from ddpg.run_folder.record_file import read_record
 from ddpg.tasks import REACHER_ONE_ARM, TASKS, open_environment, reacher_task, task_for
 from ddpg.variants import parse_config

@@ -9,10 +9,10 @@ import json
 import pytest
 
 import train as train_mod
-from ddpg import callbacks
 from ddpg.agents import make_agent
 from ddpg.backends import CudaGraph
 from ddpg.loop import train
+from ddpg.reporting import callbacks
 from ddpg.run_folder.record_file import read_record
 from ddpg.variants import parse_config, registry
 from tests._agent_helpers import FakeEnv

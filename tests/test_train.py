@@ -12,10 +12,10 @@ import pytest
 import torch
 
 import train as train_mod
-from ddpg import callbacks
 from ddpg.agents import agent_from_run, make_agent
-from ddpg.callbacks import Printer
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
+from ddpg.reporting import callbacks
+from ddpg.reporting.callbacks import Printer
 from ddpg.run_folder.score_files import read_metrics, read_scores
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig

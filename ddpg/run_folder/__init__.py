@@ -9,7 +9,7 @@
     scores.csv              one row per episode, one column per agent (score_files)
     metrics.csv             one row per episode: scores, critic/actor loss, mean Q, exploration
                             scale, updates and their rate, times (score_files; columns:
-                            ddpg.metrics.COLUMNS)
+                            ddpg.reporting.metrics.COLUMNS)
     scores.png              the reward plot (score_files, drawn by plots)
     training_state.pt       everything needed to continue the run exactly (train.py --resume):
                             all four networks, the optimisers, the noise, the random generators,
@@ -19,7 +19,7 @@
     value_maps/, value_map.png, value_maps.mp4 (or .gif)
                             train.py --animate: Q(s, mu(s)) and mu(s) over a 2-D observation
                             space every few episodes, the last ones, and their animation
-                            (ddpg.value_maps)
+                            (ddpg.reporting.value_maps)
 
 Every file goes through ``atomic.atomic_write`` (a temporary file in the same folder, then a
 rename), so a reader never sees half a file, whatever stops the writer; the crash tests stop it

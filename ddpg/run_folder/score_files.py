@@ -1,5 +1,5 @@
 """A run's scores: scores.csv (one row per episode, one column per agent), metrics.csv (one row
-per episode: ``ddpg.metrics.COLUMNS``) and the reward plot scores.png, written and read here only.
+per episode: ``ddpg.reporting.metrics.COLUMNS``) and the reward plot scores.png, written and read here only.
 
 Both CSVs only grow and are rewritten after every episode, so ``CsvLines`` keeps the rows
 already formatted: a long run's save formats one new row, not all of them.

@@ -13,9 +13,8 @@ import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ddpg import settings
-from ddpg.settings import is_number
-from ddpg.variants import registry
+from ddpg.variants import registry, settings
+from ddpg.variants.settings import is_number
 from ddpg_agent import DDPGConfig, setting
 
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:

@@ -20,7 +20,7 @@ from ddpg.run_folder.file_names import ACTOR_FILE, CRITIC_FILE
 from ddpg.tasks import DEFAULT_ENV
 from ddpg.tasks import REACHER_DECISIONS as EPISODE_DECISIONS
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # The committed checkpoints, played when no run or checkpoint is named.
 DEFAULT_ACTOR = PROJECT_ROOT / ACTOR_FILE
 DEFAULT_CRITIC = PROJECT_ROOT / CRITIC_FILE

@@ -1,14 +1,14 @@
 """What happens around the training loop (``ddpg.loop.train``), one callback a concern.
 
     Printer     the progress bar, a line per episode, the solved and interrupted messages
-    MetricsLog  losses, mean Q, exploration and update rate per episode (ddpg.metrics),
+    MetricsLog  losses, mean Q, exploration and update rate per episode (ddpg.reporting.metrics),
                 optionally to TensorBoard
     Saver       the run folder: its progress after every episode, everything every
                 ``save_every`` episodes and at the end, and at a stop the run as it stood
                 after its last complete episode, so a resume loses nothing (ddpg.run_folder lists the files)
 
 ``standard(...)`` gives what train.py uses; the value maps of a 2-D task are
-``ddpg.value_maps.Recorder``, a callback too. Their order is the order they run in.
+``ddpg.reporting.value_maps.Recorder``, a callback too. Their order is the order they run in.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 from ddpg.command_line import reproducible
 from ddpg.command_line.device import describe
 from ddpg.loop import Callback, Episode, Run
-from ddpg.metrics import Metrics
+from ddpg.reporting.metrics import Metrics
 from ddpg.run_folder import agent_state
 from ddpg.run_folder.atomic import write_json
 from ddpg.run_folder.file_names import RECORD_FILE, SCORES_FILE
@@ -115,7 +115,7 @@ class Printer(Callback):
 
 
 class MetricsLog(Callback):
-    """``ddpg.metrics.Metrics`` fed every episode (``rows`` go to metrics.csv with the run)."""
+    """``ddpg.reporting.metrics.Metrics`` fed every episode (``rows`` go to metrics.csv with the run)."""
 
     def __init__(self, seed: int, tensorboard_dir: str | os.PathLike[str] | None = None,
                  earlier: list[dict[str, Any]] | None = None) -> None:
