@@ -22,7 +22,7 @@ import contextlib
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ddpg.command_line.options import build_parser  # light: --help is answered before PyTorch and MuJoCo load
 from ddpg.command_line.parsing import given_options
@@ -55,8 +55,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     from ddpg.command_line.run_config import resolve
     from ddpg.run_folder import run_lock
     from ddpg.run_folder.atomic import SaveError
-    from ddpg.run_folder.folder import check_out_dir, resumable_record
+    from ddpg.run_folder.folder import check_out_dir
     from ddpg.run_folder.record_file import read_record
+    from ddpg.run_folder.resume import resumable_record
     from ddpg.tasks import open_environment
 
     command = "python train.py " + " ".join(shlex.quote(a) for a in typed)
@@ -115,6 +116,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     from ddpg.run_folder.file_names import VALUE_MAP_FILE
     from ddpg.run_folder.folder import clear_run
     from ddpg.run_folder.record_file import read_record
+    from ddpg.run_folder.resume import NotResumable, restore_run
 
     if cfg.gymnasium and cfg.loop.target_score is None:
         print(f"{cfg.env_id} has no solve threshold (pass --target): training runs {cfg.loop.episodes} episodes")
@@ -129,16 +131,19 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         parser.error(str(exc))
     if cfg.force and clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
         print(f"Replacing the run in {cfg.out} (--force)")
-    record, resume, saved_buffer = dict(cfg.record), None, None
+    record, resume, saved_buffer, earlier_metrics = dict(cfg.record), None, None, None
+    previous = read_record(cfg.resume) if cfg.resume is not None else None  # the run a resume continues
     record["learners"] = [*record.get("learners", []), agent_state.learner(agent)]  # each part's (an edit may change it)
     record["networks"] = agent_state.network_shapes(agent)
-    if cfg.resume is not None:
+    if cfg.resume is not None and previous is not None:
         # Everything that may refuse the resume is decided before anything is said about it.
-        previous = read_record(cfg.resume)
         differs = agent_state.differing_shapes(agent, previous.networks)
         if differs:
             parser.error(f"--resume: {differs}: model.py changed since the run; put those layers back as they were")
-        resume, exact, resuming = _restore(cfg, agent, env, parser)
+        try:
+            resume, exact, resuming, earlier_metrics = restore_run(cfg.resume, agent, env, bool(cfg.loop.own_episodes))
+        except NotResumable as exc:
+            parser.error(f"--resume: {exc}")
         record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": episodes_done(resume),
                                                           "exact": exact}]
         done, taken = episodes_done(resume), resume.get("env_steps", 0)
@@ -161,7 +166,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
                   "train (pass --no-stop to train on); its final save is written again")
     steps = callbacks.standard(cfg.out, cfg.seed, cfg.quiet, cfg.progress, tensorboard_dir=cfg.tensorboard,
                                save_every=cfg.save_every, save_buffer=cfg.save_buffer, command=cfg.command,
-                               record=record, resume=resume is not None, saved_buffer=saved_buffer)
+                               record=record, earlier_metrics=earlier_metrics, saved_buffer=saved_buffer)
     recorder = None
     if cfg.animate:
         try:
@@ -172,42 +177,6 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     train(env, agent, cfg.loop, steps, resume)
     if recorder is not None and recorder.animation is not None:
         print(f"Wrote {Path(cfg.out) / VALUE_MAP_FILE} and the animation {recorder.animation}")
-
-
-def _restore(cfg: RunConfig, agent: object, env: object,
-             parser: argparse.ArgumentParser) -> tuple[dict[str, Any], bool, str]:
-    """Load the run's last complete save into the agent and the environment; the loop state,
-    whether the continuation is exact, and the line that says where the run continues and what
-    a killed process lost (printed by the caller once nothing can refuse the resume)."""
-    from ddpg.run_folder.run_state import load_training_state
-    from ddpg.run_folder.score_files import episodes_written
-
-    assert cfg.resume is not None
-    written = episodes_written(cfg.resume)
-    try:
-        saved = load_training_state(cfg.resume, agent)
-    except FileNotFoundError:  # killed before its first save (resumable_record): the settings are all there is
-        saved = None
-    except ValueError as exc:
-        parser.error(f"--resume: {exc}")
-    if saved is None:
-        return {"scores": []}, False, (
-            f"Resuming {cfg.resume}: it has no training state (the run stopped before its first save), so it starts "
-            f"again from episode 1 with its recorded settings" + (f"; its {written} episode(s) written are lost"
-                                                                   if written else ""))
-    env.random_state = saved["environment"]  # type: ignore[attr-defined]
-    resume, exact = saved["loop"], saved["exact"]
-    done = len(resume["scores"])  # episodes, or agent-episodes (scores.csv's rows either way)
-    kind = "agent-episode" if cfg.loop.own_episodes else "episode"
-    lost = (f"{kind} {written}" if written == done + 1 else f"{kind}s {done + 1}-{written}") \
-        if written > done else ""
-    where = f"round {resume['rounds'] + 1}" if cfg.loop.own_episodes else f"episode {done + 1}"
-    return resume, exact, (
-        f"Resuming {cfg.resume} from {where}, "
-        + ("exactly (the replay buffer was saved)" if exact else
-           "not exactly: the replay buffer was not saved with this state (--save-buffer), so it refills")
-        + (f"; {lost}, run after the last complete save, {'is' if written == done + 1 else 'are'} lost and run again"
-           if lost else ""))
 
 
 if __name__ == "__main__":

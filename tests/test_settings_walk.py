@@ -20,8 +20,8 @@ import pytest
 from ddpg.command_line.options import INVOCATION, RESUMABLE, RUN, START, build_parser, roles
 from ddpg.command_line.parsing import given_options
 from ddpg.command_line.run_config import RunConfig, resolve
-from ddpg.run_folder.folder import resumable_record
 from ddpg.run_folder.record import RunRecord
+from ddpg.run_folder.resume import resumable_record
 from ddpg.variants import VariantConfig, parse_config, registry
 from ddpg_agent import DDPGConfig
 

@@ -32,7 +32,7 @@ from ddpg.run_folder.folder import write_run
 from ddpg.run_folder.record import RunRecord
 from ddpg.run_folder.record_file import git_commit, versions
 from ddpg.run_folder.run_state import training_state, write_training_state
-from ddpg.run_folder.score_files import CsvLines, read_metrics, write_metrics, write_scores
+from ddpg.run_folder.score_files import CsvLines, write_metrics, write_scores
 from ddpg.run_folder.snapshot import EpisodeSnapshot
 from ddpg.signals import Stopped, signal_number
 from ddpg.variants import variants_of
@@ -261,16 +261,17 @@ def standard(out_dir: str | os.PathLike[str] | None = None, seed: int = 0, quiet
              progress: bool = True, log: Callable[[str], None] | None = None,
              tensorboard_dir: str | os.PathLike[str] | None = None, save_every: int = 10,
              save_buffer: bool = False, command: str | None = None, record: dict[str, Any] | None = None,
-             resume: bool = False, saved_buffer: bool | None = None) -> list[Callback]:
+             earlier_metrics: list[dict[str, Any]] | None = None, saved_buffer: bool | None = None) -> list[Callback]:
     """train.py's callbacks: printing, then (with a run folder or TensorBoard) metrics, then
-    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names);
-    ``saved_buffer``: whether the resumed run's last save had the buffer (``Saver``)."""
+    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names). A
+    resumed run's ``earlier_metrics`` (the rows of its metrics.csv, read with the rest of its save:
+    ``ddpg.run_folder.resume``) go on in the new one; ``saved_buffer``: whether its last save had the
+    buffer (``Saver``)."""
     printer = Printer(quiet, progress, log)
     callbacks: list[Callback] = [printer]
     metrics = None
     if out_dir is not None or tensorboard_dir is not None:
-        earlier = read_metrics(out_dir) if resume and out_dir is not None else []
-        metrics = MetricsLog(seed, tensorboard_dir, earlier)
+        metrics = MetricsLog(seed, tensorboard_dir, earlier_metrics)
         callbacks.insert(0, metrics)
     if out_dir is not None:
         callbacks.append(Saver(out_dir, seed, save_every, save_buffer, command, metrics, record, printer.say,
