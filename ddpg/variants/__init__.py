@@ -4,8 +4,7 @@ The variants are ``registry.VARIANTS``, one entry each: the config switch that t
 ``VariantConfig`` key, ``ddpg/variants/config.py``; ``ddpg_agent.DDPGConfig`` holds plain DDPG, n-step
 returns included) and its piece. ``VariantAgent`` (``ddpg/variants/agent.py``) puts the chosen pieces
 together; ``train.py --config '{"replay": "prioritized"}'`` uses it by itself. docs/variants.md's
-table is made from the registry. What each setting must be, plain DDPG's included, is read from its
-declaration by ``settings.py``, which the configs' parsing here uses.
+table is made from the registry.
 Report.md ("What mattered") has what each did on Reacher, measured over 5 seeds.
 """
 
