@@ -72,9 +72,10 @@ class Restored(NamedTuple):
 
 
 def restore_run(run: str | os.PathLike[str], agent: Agent, env: Any, own_episodes: bool) -> Restored:
-    """Load the run's last complete save into ``agent`` and ``env`` (its random generators);
-    ``own_episodes``: the run counts rounds of agent-episodes. ``NotResumable`` for a training
-    state that does not fit the agent."""
+    """Load the run's last complete save into ``agent`` and ``env`` (its random generators), so the
+    run goes on as if it had never stopped; what was written after that save (``own_episodes``: the
+    run counts rounds of agent-episodes) is what the line says is lost. ``NotResumable`` for a
+    training state that does not fit the agent."""
     written = episodes_written(run)
     metrics = read_metrics(run)
     try:
