@@ -29,7 +29,7 @@ from model import Actor, Critic, built_widths, given
 
 
 def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool = False, built: bool = False) -> Any:
-    """A field declared once: its default, its check (ddpg.settings), its meaning, whether checkpoints' shapes depend
+    """A field declared once: its default, its check (ddpg.variants.settings), its meaning, whether checkpoints' shapes depend
     on it, and whether it is read only when the agent is built (``built``, as every ``network`` one): a change of such
     a field while training is refused (``Agent.follow_config``), every other one is read at its next use."""
     return field(default=default, metadata={"check": check, "doc": doc, "network": network, "built": built or network})
@@ -37,7 +37,7 @@ def setting(default: Any, check: str | tuple[str, ...], doc: str, network: bool 
 
 @dataclass
 class DDPGConfig:
-    """The hyperparameters, tuned for Reacher; each field's check and meaning are its metadata (``ddpg.settings``)."""
+    """The hyperparameters, tuned for Reacher; each field's check and meaning are its metadata (``ddpg.variants.settings``)."""
 
     buffer_size: int = setting(1_000_000, "count", "replay buffer capacity, in transitions", built=True)
     batch_size: int = setting(256, "count", "transitions per update, drawn uniformly with replacement")

@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 # Light modules only (neither PyTorch nor MuJoCo): --help is answered before either loads;
-# the run folder's module is imported in main, the agent and the environment in ddpg.playing's functions.
-from ddpg import reproducible
-from ddpg.cli import path_text, positive_int, random_seed
-from ddpg.device import add_device_option, resolve_device
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, played_task, run_episode
+# the run folder's module is imported in main, the agent and the environment in ddpg.reporting.playing's functions.
+from ddpg.command_line import reproducible
+from ddpg.command_line.device import add_device_option, resolve_device
+from ddpg.command_line.parsing import path_text, positive_int, random_seed
+from ddpg.reporting.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, load_agent, played_task, run_episode
 from ddpg.tasks import DEFAULT_ENV, open_environment, task_for
 
 SUMMARY_FILE = "evaluation.json"
@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=path_text, default=None, metavar="DIR", help=f"write {EPISODES_FILE} and {SUMMARY_FILE} into DIR")
     p.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths, so the scores are the same on any x86-64 CPU with AVX2 "
-                        "(ddpg/reproducible.py; without it they reproduce on the same machine only)")
+                        "(ddpg/command_line/reproducible.py; without it they reproduce on the same machine only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -139,15 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    with contextlib.ExitStack() as held:  # --out's lock (ddpg.run_lock), let go however main ends
+    with contextlib.ExitStack() as held:  # --out's lock (ddpg.run_folder.run_lock), let go however main ends
         return _main(parser, args, argv is None, held)
 
 
 def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_line: bool,
           held: contextlib.ExitStack) -> int:
     """``main`` once the command line has parsed; --out's folder is held in ``held``."""
-    from ddpg import run_lock
-    from ddpg.atomic import atomic_write, write_json
+    from ddpg.run_folder import run_lock
+    from ddpg.run_folder.atomic import atomic_write, write_json
     try:
         reproducible.ensure(args.reproducible, command_line=command_line)  # may relaunch: before a folder is made
     except reproducible.NotPinned as exc:
@@ -183,7 +183,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, command_lin
             out.mkdir(parents=True, exist_ok=True)
             atomic_write(out / EPISODES_FILE, lambda fh: fh.write(text.encode()))
             write_json(out / SUMMARY_FILE, summary)
-        except OSError as exc:  # ddpg.atomic.SaveError included: a full disk, an unwritable folder
+        except OSError as exc:  # ddpg.run_folder.atomic.SaveError included: a full disk, an unwritable folder
             print(f"evaluate.py: error: cannot write into --out {out}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         print(f"Wrote {out / EPISODES_FILE} and {out / SUMMARY_FILE}")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ddpg.cli import json_object, path_text, positive_int  # light: --help is answered before PyTorch loads
+from ddpg.command_line.parsing import json_object, path_text, positive_int  # light: --help is answered before PyTorch loads
 
 ROOT = Path(__file__).resolve().parent
 
@@ -60,9 +60,10 @@ def trial_dir(out: str | os.PathLike[str], trial: Trial) -> Path:
 
 def _finished_record(out: Path) -> Any:
     """The run record in ``out`` when that run has finished; None when it has not (or never began)."""
-    from ddpg import rundir
+    from ddpg.run_folder.file_names import RECORD_FILE
+    from ddpg.run_folder.record_file import read_record
 
-    record = rundir.read_record(out) if (out / rundir.RECORD_FILE).is_file() else None
+    record = read_record(out) if (out / RECORD_FILE).is_file() else None
     return record if record is not None and record.finished else None
 
 
@@ -76,11 +77,12 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
     """The Tune trainable: one train.py run, skipped when finished, resumed when interrupted."""
     params = tune_config["trial"]
     import train  # in the Ray worker: the project is installed (pip install -e .)
-    from ddpg import rundir
+    from ddpg.run_folder.file_names import RECORD_FILE, STATE_FILE
+    from ddpg.run_folder.record_file import read_record
 
     out = Path(params["out"])
-    state = out / rundir.STATE_FILE
-    record = rundir.read_record(out) if (out / rundir.RECORD_FILE).is_file() else None
+    state = out / STATE_FILE
+    record = read_record(out) if (out / RECORD_FILE).is_file() else None
     if record is None or not record.finished:
         if record is not None and state.is_file() and record.episodes_run < params["episodes"]:
             argv = ["--resume", str(out), "--episodes", str(params["episodes"])]
@@ -89,7 +91,7 @@ def _run_trial(tune_config: dict[str, Any]) -> dict[str, Any]:
             argv = ["--seed", str(params["seed"]), "--episodes", str(params["episodes"]), "--out", str(out),
                     "--force", "--config", json.dumps(params["config"]), *params["train_args"]]
         train.main([*argv, "--quiet", "--no-progress"])
-        record = rundir.read_record(out)
+        record = read_record(out)
     return _trial_metrics(record)
 
 
@@ -172,7 +174,7 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
     import io
 
     import train
-    from ddpg.cli import given_options
+    from ddpg.command_line.parsing import given_options
 
     train_parser = train.build_parser()
 
@@ -195,7 +197,7 @@ def _check_train_args(parser: argparse.ArgumentParser, train_args: list[str]) ->
         parser.error(f"after --, leave out {', '.join(fixed)}: the sweep sets them for every run")
     probe = [*train_args, "--seed", "0", "--episodes", "1", "--out", "probe"]
     parsed = parse(probe)
-    from ddpg.run_config import resolve  # PyTorch loads here, after `-- --help` has been answered
+    from ddpg.command_line.run_config import resolve  # PyTorch loads here, after `-- --help` has been answered
 
     try:
         resolve(parsed, given_options(train_parser, probe), None, "")

@@ -6,10 +6,10 @@ Command line::
     python train.py --device cuda --out runs/gpu0       # on a GPU: the update captured as a CUDA graph
     python train.py --env MountainCarContinuous-v0 --animate --out runs/mcc   # a Gymnasium task (ddpg/tasks.py)
 
-This file is the command line only: ``ddpg.run_config.resolve`` turns it (with the task's
+This file is the command line only: ``ddpg.command_line.run_config.resolve`` turns it (with the task's
 settings, or the recorded run on ``--resume``) into one frozen ``RunConfig``; the loop is
 ``ddpg.loop.train`` and what happens around it (printing, metrics, saving, value maps) is in
-``ddpg.callbacks``. From a notebook::
+``ddpg.reporting.callbacks``. From a notebook::
 
     from ddpg.loop import train
     scores = train(env, agent, episodes=300)            # (episodes, agents) array
@@ -22,13 +22,13 @@ import contextlib
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ddpg.cli import given_options
-from ddpg.options import build_parser  # light: --help is answered before PyTorch and MuJoCo load
+from ddpg.command_line.options import build_parser  # light: --help is answered before PyTorch and MuJoCo load
+from ddpg.command_line.parsing import given_options
 
 if TYPE_CHECKING:
-    from ddpg.run_config import RunConfig
+    from ddpg.command_line.run_config import RunConfig
 
 __all__ = ["build_parser", "main"]
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     typed = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(typed)
-    with contextlib.ExitStack() as held:  # the run folder's lock (ddpg.run_lock), let go however main ends
+    with contextlib.ExitStack() as held:  # the run folder's lock (ddpg.run_folder.run_lock), let go however main ends
         return _main(parser, args, typed, argv is None, held)
 
 
@@ -51,8 +51,13 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     import numpy as np
     import torch
 
-    from ddpg import reproducible, run_lock, rundir
-    from ddpg.run_config import resolve
+    from ddpg.command_line import reproducible
+    from ddpg.command_line.run_config import resolve
+    from ddpg.run_folder import run_lock
+    from ddpg.run_folder.atomic import SaveError
+    from ddpg.run_folder.folder import check_out_dir
+    from ddpg.run_folder.record_file import read_record
+    from ddpg.run_folder.resume import resumable_record
     from ddpg.tasks import open_environment
 
     command = "python train.py " + " ".join(shlex.quote(a) for a in typed)
@@ -62,7 +67,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        record = rundir.resumable_record(args.resume) if args.resume is not None else None
+        record = resumable_record(args.resume) if args.resume is not None else None
     except (FileNotFoundError, ValueError) as exc:
         parser.error(f"--resume: {exc}")
     try:
@@ -70,7 +75,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
         reproducible.ensure(cfg.reproducible, command_line=command_line)  # may relaunch: before a folder is made
         if cfg.resume is None:  # made here, and removed again if a refusal leaves it empty
             held.enter_context(run_lock.claim(cfg.out))
-        rundir.check_out_dir(cfg.out, allow_existing_run=cfg.force or cfg.resume is not None)
+        check_out_dir(cfg.out, allow_existing_run=cfg.force or cfg.resume is not None)
     except (ValueError, reproducible.NotPinned) as exc:
         parser.error(str(exc))
     if cfg.unity is not None and not Path(cfg.unity).exists():
@@ -90,22 +95,28 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace, typed: list
         parser.error(f"--env: {exc}" if cfg.gymnasium else str(exc))
     try:
         run(cfg, env, parser)
-    except rundir.SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact
+    except SaveError as exc:  # a full disk, a folder made read-only: the last complete save is intact
         print(f"train.py: error: {exc}; {cfg.out} keeps its last complete save: once the cause is fixed, "
               f"python train.py --resume {cfg.out} continues from it", file=sys.stderr)
         return 1
     finally:
         env.close()
-    done = rundir.read_record(cfg.out)
+    done = read_record(cfg.out)
     return 128 + done.signal if done.interrupted and done.signal is not None else 0
 
 
 def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     """Build the agent and the callbacks, restore a resumed run, train."""
-    from ddpg import agent_state, callbacks, memory_need, rundir
     from ddpg.agents import make_agent
+    from ddpg.command_line import memory_need
     from ddpg.loop import episodes_done, train
-    from ddpg.value_maps import Recorder
+    from ddpg.reporting import callbacks
+    from ddpg.reporting.value_maps import Recorder
+    from ddpg.run_folder import agent_state
+    from ddpg.run_folder.file_names import VALUE_MAP_FILE
+    from ddpg.run_folder.folder import clear_run
+    from ddpg.run_folder.record_file import read_record
+    from ddpg.run_folder.resume import NotResumable, restore_run
 
     if cfg.gymnasium and cfg.loop.target_score is None:
         print(f"{cfg.env_id} has no solve threshold (pass --target): training runs {cfg.loop.episodes} episodes")
@@ -118,18 +129,21 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         agent = make_agent(cfg.learner, sizes, cfg.agent, cfg.device)
     except ValueError as exc:  # a learner that cannot serve this agent or device
         parser.error(str(exc))
-    if cfg.force and rundir.clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
+    if cfg.force and clear_run(cfg.out):  # once the agent is built: a refused learner loses nothing
         print(f"Replacing the run in {cfg.out} (--force)")
-    record, resume, saved_buffer = dict(cfg.record), None, None
+    record, resume, saved_buffer, earlier_metrics = dict(cfg.record), None, None, None
+    previous = read_record(cfg.resume) if cfg.resume is not None else None  # the run a resume continues
     record["learners"] = [*record.get("learners", []), agent_state.learner(agent)]  # each part's (an edit may change it)
     record["networks"] = agent_state.network_shapes(agent)
-    if cfg.resume is not None:
+    if cfg.resume is not None and previous is not None:
         # Everything that may refuse the resume is decided before anything is said about it.
-        previous = rundir.read_record(cfg.resume)
         differs = agent_state.differing_shapes(agent, previous.networks)
         if differs:
             parser.error(f"--resume: {differs}: model.py changed since the run; put those layers back as they were")
-        resume, exact, resuming = _restore(cfg, agent, env, parser)
+        try:
+            resume, exact, resuming, earlier_metrics = restore_run(cfg.resume, agent, env, bool(cfg.loop.own_episodes))
+        except NotResumable as exc:
+            parser.error(f"--resume: {exc}")
         record["resumed"] = [*record["resumed"][:-1], {**record["resumed"][-1], "from_episode": episodes_done(resume),
                                                           "exact": exact}]
         done, taken = episodes_done(resume), resume.get("env_steps", 0)
@@ -152,7 +166,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
                   "train (pass --no-stop to train on); its final save is written again")
     steps = callbacks.standard(cfg.out, cfg.seed, cfg.quiet, cfg.progress, tensorboard_dir=cfg.tensorboard,
                                save_every=cfg.save_every, save_buffer=cfg.save_buffer, command=cfg.command,
-                               record=record, resume=resume is not None, saved_buffer=saved_buffer)
+                               record=record, earlier_metrics=earlier_metrics, saved_buffer=saved_buffer)
     recorder = None
     if cfg.animate:
         try:
@@ -162,42 +176,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
         steps.insert(0, recorder)
     train(env, agent, cfg.loop, steps, resume)
     if recorder is not None and recorder.animation is not None:
-        print(f"Wrote {Path(cfg.out) / rundir.VALUE_MAP_FILE} and the animation {recorder.animation}")
-
-
-def _restore(cfg: RunConfig, agent: object, env: object,
-             parser: argparse.ArgumentParser) -> tuple[dict[str, Any], bool, str]:
-    """Load the run's last complete save into the agent and the environment; the loop state,
-    whether the continuation is exact, and the line that says where the run continues and what
-    a killed process lost (printed by the caller once nothing can refuse the resume)."""
-    from ddpg import rundir
-
-    assert cfg.resume is not None
-    written = rundir.episodes_written(cfg.resume)
-    try:
-        saved = rundir.load_training_state(cfg.resume, agent)
-    except FileNotFoundError:  # killed before its first save (rundir.resumable_record): the settings are all there is
-        saved = None
-    except ValueError as exc:
-        parser.error(f"--resume: {exc}")
-    if saved is None:
-        return {"scores": []}, False, (
-            f"Resuming {cfg.resume}: it has no training state (the run stopped before its first save), so it starts "
-            f"again from episode 1 with its recorded settings" + (f"; its {written} episode(s) written are lost"
-                                                                   if written else ""))
-    env.random_state = saved["environment"]  # type: ignore[attr-defined]
-    resume, exact = saved["loop"], saved["exact"]
-    done = len(resume["scores"])  # episodes, or agent-episodes (scores.csv's rows either way)
-    kind = "agent-episode" if cfg.loop.own_episodes else "episode"
-    lost = (f"{kind} {written}" if written == done + 1 else f"{kind}s {done + 1}-{written}") \
-        if written > done else ""
-    where = f"round {resume['rounds'] + 1}" if cfg.loop.own_episodes else f"episode {done + 1}"
-    return resume, exact, (
-        f"Resuming {cfg.resume} from {where}, "
-        + ("exactly (the replay buffer was saved)" if exact else
-           "not exactly: the replay buffer was not saved with this state (--save-buffer), so it refills")
-        + (f"; {lost}, run after the last complete save, {'is' if written == done + 1 else 'are'} lost and run again"
-           if lost else ""))
+        print(f"Wrote {Path(cfg.out) / VALUE_MAP_FILE} and the animation {recorder.animation}")
 
 
 if __name__ == "__main__":

@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from ddpg.command_line.device import add_device_option, resolve_device
+
 # Light modules (neither PyTorch nor MuJoCo), so that --help is answered before either loads;
 # the agent, the run folder and the environment are imported inside the functions that use them.
-from ddpg.cli import positive_float, positive_int, random_seed
-from ddpg.device import add_device_option, resolve_device
-from ddpg.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, played_task, run_episode
-from ddpg.run_files import TEMPORARY_MARK
+from ddpg.command_line.parsing import positive_float, positive_int, random_seed
+from ddpg.reporting.playing import DEFAULT_ACTOR, DEFAULT_CRITIC, EPISODE_DECISIONS, load_agent, played_task, run_episode
+from ddpg.run_folder.file_names import TEMPORARY_MARK
 from ddpg.tasks import DEFAULT_ENV, open_environment
 from envkit.display import OFFSCREEN_HEIGHT, OFFSCREEN_WIDTH  # no MuJoCo
 from envkit.viewer import join_viewer_threads  # no MuJoCo
@@ -90,7 +91,7 @@ def filmstrip(env: Any, agent: Any, path: str | os.PathLike[str], frames: int = 
     strip = np.concatenate([part for still in stills for part in (still, gap)][:-1], axis=1)
     from PIL import Image
 
-    from ddpg.atomic import atomic_write
+    from ddpg.run_folder.atomic import atomic_write
 
     atomic_write(path, lambda fh: Image.fromarray(strip).save(fh, format="PNG"))
     return scores
@@ -330,7 +331,7 @@ def _filmstrip(args: argparse.Namespace, agent: Any) -> int:
         scores = filmstrip(env, agent, args.out, steps=args.steps, width=args.width, height=args.height)
     except RuntimeError as exc:  # no GL backend: the environment's message says what to install
         return _error(str(exc))
-    except OSError as exc:  # an unwritable folder, a full disk (ddpg.atomic.SaveError): an older file is untouched
+    except OSError as exc:  # an unwritable folder, a full disk (ddpg.run_folder.atomic.SaveError): an older file is untouched
         return _error(f"cannot write {args.out}: {exc.strerror or exc}")
     finally:
         _close(env)
@@ -351,14 +352,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         hint = " (train first: `make run` or `python train.py --out DIR`, then pass --run DIR)" \
             if isinstance(exc, FileNotFoundError) and args.run is None else ""
-        if args.run is not None and hasattr(exc, "for_run"):  # ddpg.checkpoints.NetworkMismatch: built from run.json already
+        if args.run is not None and hasattr(exc, "for_run"):  # ddpg.run_folder.checkpoints.NetworkMismatch: built from run.json already
             parser.error(f"--run {exc.for_run(args.run)}")
         parser.error(f"{exc}{hint}")
     if args.out is not None and (problem := _unwritable(Path(args.out))) is not None:  # before any rendering
         parser.error(f"--out {args.out} cannot be written ({problem}); expected a file in a folder that can be "
                      "written (missing folders are made)")
     if args.out is not None:  # not into a run folder while a run writes there
-        from ddpg import run_lock
+        from ddpg.run_folder import run_lock
 
         try:
             run_lock.refuse_if_in_use(Path(args.out).parent, f"--out {args.out}: its folder")

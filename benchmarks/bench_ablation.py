@@ -32,8 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import reproducible, rundir
-from ddpg.cli import positive_int
+from ddpg.command_line import reproducible
+from ddpg.command_line.parsing import positive_int
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.file_names import RECORD_FILE
+from ddpg.run_folder.record_file import read_record
+from ddpg.run_folder.score_files import read_scores
 from ddpg.solved import SOLVE_SCORE, median_with_unsolved
 from sweep import Trial, run_sweep
 
@@ -91,12 +95,12 @@ def collect(names: list[str], runs_dir: Path) -> list[dict[str, Any]]:
     for name in names:
         group, overrides, _ = VARIANTS[name]
         for folder in sorted((runs_dir / name).glob("seed*")):
-            if not (folder / rundir.RECORD_FILE).is_file():
+            if not (folder / RECORD_FILE).is_file():
                 continue
-            run = rundir.read_record(folder)
+            run = read_record(folder)
             if not run.finished:
                 continue
-            means = rundir.read_scores(folder).mean(axis=1)
+            means = read_scores(folder).mean(axis=1)
             records.append({
                 "variant": name, "group": group, "seed": run.seed, "config": overrides,
                 "scores": [round(float(m), 4) for m in means],
@@ -188,9 +192,9 @@ def plot(runs: list[dict[str, Any]], baseline: list[dict[str, Any]], path: Path)
 
 def write_outputs(runs: list[dict[str, Any]], command: str, baseline: dict[str, Any]) -> list[dict[str, Any]]:
     rows = summarise(runs, baseline.get("runs"))
-    rundir.write_json(JSON_FILE, {"command": command, "episodes_cap": EPISODES, "platform": platform.platform(),
-                                  "machine": reproducible.machine(), "cpus_per_run": 1, "runs_at_once": 2, "summary": rows,
-                                  "runs": runs, "baseline": baseline})
+    write_json(JSON_FILE, {"command": command, "episodes_cap": EPISODES, "platform": platform.platform(),
+                           "machine": reproducible.machine(), "cpus_per_run": 1, "runs_at_once": 2, "summary": rows,
+                           "runs": runs, "baseline": baseline})
     TABLE_FILE.write_text(table(rows))
     plot(runs, baseline.get("runs") or [], PLOT_FILE)
     return rows

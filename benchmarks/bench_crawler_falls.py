@@ -22,8 +22,8 @@ import numpy as np
 from crawler import CrawlerEnvironment
 from crawler import observation as obs
 from crawler.mjcf import PARTS
-from ddpg.atomic import write_json
-from ddpg.playing import load_agent
+from ddpg.reporting.playing import load_agent
+from ddpg.run_folder.atomic import write_json
 
 CAUSES = ("body", "upper leg", "none at the decision's end")
 

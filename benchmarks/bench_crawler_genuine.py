@@ -41,7 +41,7 @@ from crawler import MAX_EPISODE_STEPS
 from crawler.environment import ACTION_SIZE, BRAIN_NAME, CrawlerEnvironment
 from crawler.mjcf import SUBSTEPS_PER_PHYSICS_STEP
 from crawler.observation import OBSERVATION_SIZE
-from ddpg.atomic import write_json
+from ddpg.run_folder.atomic import write_json
 
 CRAWLERS = 12
 GENUINE = {"source": "github.com/legalaspro/unity-reacher-crawler-deeprl, models/sac_crawler_best.pth, commit 4ee73e2",

@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     from benchmarks.crawler_walks import CANDIDATES
-    from ddpg import reproducible
-    from ddpg.rundir import git_commit
+    from ddpg.command_line import reproducible
+    from ddpg.run_folder.record_file import git_commit
 
     settings = args.settings.split(",")
     unknown = [s for s in settings if s not in SETTINGS]

@@ -39,7 +39,7 @@ from benchmarks.physx.server import KEPT_READINGS
 from crawler.actions import drive_limits, joint_targets
 from crawler.environment import BRAIN_NAME, CrawlerEnvironment
 from crawler.mjcf import N_LEGS, PARTS, SENSOR_SLICES, SUBSTEPS_PER_PHYSICS_STEP, build_mjcf
-from ddpg.atomic import write_json
+from ddpg.run_folder.atomic import write_json
 
 _POS, _Y, _VEL, _OMEGA = (SENSOR_SLICES[k] for k in ("pos", "yaxis", "com_vel", "omega"))
 

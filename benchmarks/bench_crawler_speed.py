@@ -166,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{figure}: median old {medians['old']:.1f}, new {medians['new']:.1f}, "
               f"new/old {medians['new'] / medians['old']:.2f}x")
     if args.json:
-        from ddpg import reproducible
-        from ddpg.rundir import write_json
+        from ddpg.command_line import reproducible
+        from ddpg.run_folder.atomic import write_json
 
         write_json(args.json, {"command": "python -m benchmarks.bench_crawler_speed " + " ".join(argv or sys.argv[1:]),
                                "old": args.old, "old_commit": old_commit, "new_commit": git_commit(ROOT),

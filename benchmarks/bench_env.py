@@ -152,8 +152,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{rows[0]['env_us']['median'] / (4 * args.agents):.2f} us per arm and physics step")
     print(f"all thread counts ended bitwise equal: {identical}")
     if args.json:
-        from ddpg import reproducible
-        from ddpg.rundir import git_commit, write_json
+        from ddpg.command_line import reproducible
+        from ddpg.run_folder.atomic import write_json
+        from ddpg.run_folder.record_file import git_commit
 
         command = "python -m benchmarks.bench_env " + " ".join(sys.argv[1:] if argv is None else argv)
         report = {"command": command.strip(), "git_commit": git_commit(), "machine": reproducible.machine(),

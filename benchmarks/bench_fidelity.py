@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ddpg.cli import random_seed
+from ddpg.command_line.parsing import random_seed
 from reacher.fidelity import (
     POLICIES,
     REFERENCE_POLICY_NAMES,

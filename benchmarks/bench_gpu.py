@@ -93,13 +93,15 @@ import numpy as np
 import torch
 
 from benchmarks.bench_train import distribution, learner_updates_per_s, run_seed, seed_list, seed_runs
-from ddpg import agent_state, reproducible
 from ddpg.agents import make_agent
 from ddpg.backends import GPU_LEARNERS
-from ddpg.cli import positive_int
-from ddpg.device import describe
+from ddpg.command_line import reproducible
+from ddpg.command_line.device import describe
+from ddpg.command_line.parsing import positive_int
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES
-from ddpg.rundir import git_commit, write_json
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.record_file import git_commit
 from ddpg.variants import parse_config
 from ddpg_agent import DDPGConfig
 from reacher import stepper

@@ -79,9 +79,10 @@ from typing import Any
 import numpy as np
 
 from benchmarks.bench_train import seed_list
-from ddpg import reproducible, rundir
-from ddpg.cli import positive_float, positive_int
-from ddpg.rundir import git_commit, versions, write_json
+from ddpg.command_line import reproducible
+from ddpg.command_line.parsing import positive_float, positive_int
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.record_file import git_commit, read_record, versions
 from ddpg.solved import median_with_unsolved
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,7 +170,7 @@ def run_ours(task: str, seed: int, budget_steps: int) -> dict[str, Any]:
                            "--max-env-steps", str(budget_steps), "--save-every", episodes,
                            "--quiet", "--no-progress", "--target", str(spec["threshold"]),
                            "--num-envs", str(spec["num_envs"])])
-        record = rundir.read_record(out)
+        record = read_record(out)
     return {"env_steps_to_threshold": record.env_steps_to_solve, "seconds_to_threshold": record.time_to_solve_s,
             "solved_at_episode": record.solved_at_episode, "final_return": record.final_average,
             "episodes": record.episodes_run, "env_steps": record.env_steps, "wall_s": record.wall_time_s,

@@ -60,12 +60,14 @@ def main(argv: list[str] | None = None) -> int:
           f"after: {', '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs)")
 
     if args.json:
-        from ddpg import reproducible, rundir  # PyTorch loads here, after the timings
+        from ddpg.command_line import reproducible  # PyTorch loads here, after the timings
+        from ddpg.run_folder.atomic import write_json
+        from ddpg.run_folder.record_file import git_commit
 
         record = {
             "command": "python -m benchmarks.bench_help " + " ".join(argv if argv is not None else sys.argv[1:]),
             "date": datetime.date.today().isoformat(),
-            "git_commit": rundir.git_commit(),
+            "git_commit": git_commit(),
             "machine": reproducible.machine(),
             "repeats": args.repeats,
             "limit_s": LIMIT_S,
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
-        rundir.write_json(out, record)
+        write_json(out, record)
         print(f"Wrote {out}")
     return 0
 

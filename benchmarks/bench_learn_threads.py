@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ms per update, median of {args.pairs}: 1 thread {one:.2f} ({', '.join(f'{t:.2f}' for t in times[1])}), "
           f"2 threads {two:.2f} ({', '.join(f'{t:.2f}' for t in times[2])}): {one / two:.2f}x")
     if args.json:
-        from ddpg import reproducible
+        from ddpg.command_line import reproducible
 
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         report = {"benchmark": "bench_learn_threads", "config": config, "state_size": STATE, "action_size": ACTION,

@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, rate in medians.items():
         print(f"median {label}: {rate:.0f} updates/s; new default / it: {new / rate:.3f}")
     if args.json:
-        from ddpg import reproducible
-        from ddpg.rundir import write_json
+        from ddpg.command_line import reproducible
+        from ddpg.run_folder.atomic import write_json
 
         write_json(args.json, {"command": "python -m benchmarks.bench_learners " + " ".join(argv or sys.argv[1:]),
                                "old_commit": git_commit(args.old), "new_commit": git_commit(ROOT),

@@ -25,7 +25,8 @@ import torch
 from benchmarks.bench_train import distribution, run_seed, seed_list
 from ddpg.backends.cuda_graph import CudaGraph
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES
-from ddpg.rundir import git_commit, write_json
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.record_file import git_commit
 from ddpg_agent import Agent, DDPGConfig
 
 SETTINGS = {"graph": False, "graph-overlap": True}  # learner name: overlap

@@ -2,13 +2,13 @@
 
 Usage: python -m benchmarks.bench_saving [--repeats 21] [--json benchmarks/results/saving/bench_saving.json]
 
-train.py's ``Saver`` (ddpg/callbacks.py) does, after every episode, what is cheap enough to do
+train.py's ``Saver`` (ddpg/reporting/callbacks.py) does, after every episode, what is cheap enough to do
 that often, and the rest every --save-every episodes. This prints the median cost of each
 part for the default 20-arm agent at its worst case (a full replay buffer of one million
 transitions, 300 episodes of scores and metrics), and compares the per-episode part with the
 mean episode of the committed run (checkpoint_run.json: its wall time over its episodes):
 
-- the snapshot (``ddpg.snapshot``): the agent's small state and the buffer rows the next
+- the snapshot (``ddpg.run_folder.snapshot``): the agent's small state and the buffer rows the next
   episode may overwrite, copied so that a Ctrl-C saves the run as of the last complete episode;
 - the progress files: scores.csv, metrics.csv and run.json;
 - the checkpoints alone (not written every episode: this says what that would add);
@@ -31,12 +31,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import callbacks, rundir
 from ddpg.agents import make_agent
 from ddpg.loop import LoopSettings, Run
-from ddpg.metrics import COLUMNS
+from ddpg.reporting import callbacks
+from ddpg.reporting.metrics import COLUMNS
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.checkpoints import save_checkpoints
+from ddpg.run_folder.file_names import ACTOR_FILE, BUFFER_FILE, CRITIC_FILE
+from ddpg.run_folder.record_file import read_record
+from ddpg.run_folder.run_state import write_training_state
+from ddpg.run_folder.snapshot import EpisodeSnapshot
 from ddpg.signals import StopSignals
-from ddpg.snapshot import EpisodeSnapshot
 from ddpg_agent import DDPGConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,16 +86,16 @@ def main(argv: list[str] | None = None) -> None:
         figures = {
             "snapshot_ms": median_ms(lambda: snapshot.take(run.agent, run.loop_state(), None), args.repeats),
             "progress_files_ms": median_ms(lambda: saver.write_progress(run), args.repeats),
-            "checkpoints_ms": median_ms(lambda: rundir.save_checkpoints(run.agent, out / rundir.ACTOR_FILE,
-                                                                        out / rundir.CRITIC_FILE), args.repeats),
+            "checkpoints_ms": median_ms(lambda: save_checkpoints(run.agent, out / ACTOR_FILE, out / CRITIC_FILE),
+                                        args.repeats),
             "periodic_save_ms": median_ms(lambda: saver.save(run, final=False), args.repeats),
-            "stop_save_ms": median_ms(lambda: rundir.write_training_state(out, *snapshot.for_saving(run.agent)),
+            "stop_save_ms": median_ms(lambda: write_training_state(out, *snapshot.for_saving(run.agent)),
                                       max(3, args.repeats // 3)),
         }
-        buffer_mb = (out / rundir.BUFFER_FILE).stat().st_size / 1e6
+        buffer_mb = (out / BUFFER_FILE).stat().st_size / 1e6
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    committed = rundir.read_record(ROOT / "checkpoint_run.json")
+    committed = read_record(ROOT / "checkpoint_run.json")
     episode_ms = 1000.0 * committed.wall_time_s / committed.episodes_run
     per_episode = figures["snapshot_ms"] + figures["progress_files_ms"]
     result = {**{k: round(v, 2) for k, v in figures.items()}, "buffer_file_mb": round(buffer_mb, 1),
@@ -108,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
           "progress files; no buffer)")
     print(f"  at a stop: {result['stop_save_ms']:.0f} ms (training state and the {buffer_mb:.0f} MB buffer)")
     if args.json:
-        rundir.write_json(args.json, result)
+        write_json(args.json, result)
         print(f"Wrote {args.json}")
 
 

@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
           f"CPU time: old {cpu['old']:.1f} s, new {cpu['new']:.1f} s; "
           f"scores {'byte-identical' if same_scores else 'DIFFER'} in every pair")
     if args.json:
-        from ddpg import reproducible
-        from ddpg.rundir import write_json
+        from ddpg.command_line import reproducible
+        from ddpg.run_folder.atomic import write_json
 
         write_json(args.json, {"command": "python -m benchmarks.bench_speedup " + " ".join(argv or sys.argv[1:]),
                                "old_commit": git_commit(codes["old"]), "new_commit": git_commit(ROOT),

@@ -67,13 +67,15 @@ def main(argv: list[str] | None = None) -> int:
           f"after: {', '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs)")
 
     if args.json:
-        from ddpg import reproducible, rundir  # PyTorch loads here, after the timing
+        from ddpg.command_line import reproducible  # PyTorch loads here, after the timing
+        from ddpg.run_folder.atomic import write_json
+        from ddpg.run_folder.record_file import git_commit
 
         record = {
             "command": "python -m benchmarks.bench_tests " + " ".join(argv if argv is not None else sys.argv[1:]),
             "runs": f"make test PYTEST_ARGS=\"{PYTEST_ARGS}\"",
             "date": datetime.date.today().isoformat(),
-            "git_commit": rundir.git_commit(),
+            "git_commit": git_commit(),
             "machine": reproducible.machine(),
             "limit_s": LIMIT_S,
             "make_test_s": make_s,
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
-        rundir.write_json(out, record)
+        write_json(out, record)
         print(f"Wrote {out}")
     return 0
 

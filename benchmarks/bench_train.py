@@ -48,13 +48,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import agent_state, reproducible
 from ddpg.agents import LEARNERS, make_agent
 from ddpg.backends import GPU_LEARNERS
-from ddpg.cli import SEED_MAX, finite_float, json_object, non_negative_int, positive_int, random_seed
-from ddpg.device import add_device_option, describe, resolve_device
+from ddpg.command_line import reproducible
+from ddpg.command_line.device import add_device_option, describe, resolve_device
+from ddpg.command_line.parsing import SEED_MAX, finite_float, json_object, non_negative_int, positive_int, random_seed
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
-from ddpg.rundir import git_commit, write_json
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.record_file import git_commit
 from ddpg.solved import SOLVE_SCORE, median_with_unsolved, solved_at
 from ddpg.tasks import reacher_task
 from ddpg.variants import parse_config
@@ -229,7 +231,7 @@ def seed_list(text: str, first_seed: int = 0) -> list[int]:
         seeds += range(int(low), int(high or low) + 1)
     if len(set(seeds)) != len(seeds):
         raise argparse.ArgumentTypeError(f"a seed is listed twice in {text!r}")
-    for seed in seeds:  # each one as every --seed is checked (ddpg.cli.random_seed)
+    for seed in seeds:  # each one as every --seed is checked (ddpg.command_line.parsing.random_seed)
         random_seed(str(seed))
     return seeds
 

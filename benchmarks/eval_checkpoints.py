@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ddpg.playing import load_agent
+from ddpg.reporting.playing import load_agent
 from evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from ddpg.agents import make_agent
-from ddpg.cli import json_object, non_negative_int, positive_int, random_seed
+from ddpg.command_line.parsing import json_object, non_negative_int, positive_int, random_seed
 from ddpg.loop import GOOD_SCORE, Callback, Episode, Run, train
 from ddpg.tasks import reacher_task
 from ddpg.variants import parse_config

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ddpg.atomic import write_json
+from ddpg.run_folder.atomic import write_json
 
 SOURCE = "github.com/legalaspro/unity-reacher-crawler-deeprl, data/sac_crawler_{rewards,lengths}.npy, commit 4ee73e2"
 UPDATES_PER_DECISION, LEARNING_STARTS, CRAWLERS = 3, 20_000, 12

@@ -17,7 +17,7 @@ The scene draws nothing at random: every episode starts from the same pose, and 
 seeds Gymnasium's own generator. By default the vector environment autoresets each crawler on
 the step after its episode ends (`AutoresetMode.NEXT_STEP`): that step ignores its action and
 returns its first observation with reward 0. With `autoreset_mode=AutoresetMode.DISABLED` (what
-training uses: ddpg.tasks.GymEnvironment) nothing is wasted: the caller restarts the crawlers
+training uses: envkit.gym_as_unity.GymEnvironment) nothing is wasted: the caller restarts the crawlers
 whose episodes ended with `reset(options={"reset_mask": mask})`, at once, and each acts from its
 first observation at the next step.
 """

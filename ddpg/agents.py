@@ -8,11 +8,12 @@ from pathlib import Path
 
 import torch
 
-from ddpg import agent_state, backends
+from ddpg import backends
 from ddpg.backends import LEARNERS
-from ddpg.checkpoints import LAYER_NORM_KEY, load_checkpoints, read_state_dict
-from ddpg.record_file import read_record
-from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.checkpoints import LAYER_NORM_KEY, load_checkpoints, read_state_dict
+from ddpg.run_folder.file_names import ACTOR_FILE, CRITIC_FILE
+from ddpg.run_folder.record_file import read_record
 from ddpg.variants import VariantAgent, parse_config, variants_of
 from ddpg.variants.config import NETWORK_KEYS
 from ddpg_agent import Agent, DDPGConfig

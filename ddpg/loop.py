@@ -6,13 +6,13 @@
 
 ``train`` reads like Stable-Baselines3's ``learn()``: run an episode, apply the schedule, note
 the score and whether the task is solved, hand the episode to the callbacks. Printing, metrics,
-the run folder, value maps each live in ``ddpg.callbacks``; Ctrl-C, SIGTERM and SIGHUP stop
+the run folder, value maps each live in ``ddpg.reporting.callbacks``; Ctrl-C, SIGTERM and SIGHUP stop
 the loop between steps (``ddpg.signals``) and the callbacks then save what was finished.
 
 Any environment with the unityagents 0.4 interface works (``brain_names``,
 ``reset(train_mode)[brain]``, ``step(actions)[brain]`` with ``vector_observations``,
 ``rewards``, ``local_done``, ``max_reached``): the built-in Reacher, the Unity binary, and every
-Gymnasium task through ``ddpg.tasks.GymEnvironment``.
+Gymnasium task through ``envkit.gym_as_unity.GymEnvironment``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import agent_state, faults
+from ddpg.run_folder import agent_state, faults
 from ddpg.signals import StopSignals
 from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE, SOLVE_WINDOW
 from ddpg.tasks import REACHER_DECISIONS
@@ -51,7 +51,7 @@ class LoopSettings:
     # once (the environment's ``restart_agents``), every decision of every agent is experience, and
     # each agent-episode is scored alone. The loop then runs rounds of ``max_t`` decisions: ``episodes``
     # counts rounds, and a round is what is printed, measured and saved (``run_rounds``). None: as
-    # the environment is opened (``ddpg.tasks.GymEnvironment``'s ``own_episodes``; else synchronous).
+    # the environment is opened (``envkit.gym_as_unity.GymEnvironment``'s ``own_episodes``; else synchronous).
     own_episodes: bool | None = None
 
     def __post_init__(self) -> None:

@@ -10,6 +10,7 @@ client sees them the same:
   buffer and the renderer `render` draws with;
 - `envkit.viewer`: the live window `reset(train_mode=False)` opens on a desktop;
 - `envkit.gym`: the Gymnasium registration and what the scenes' Gymnasium wrappers share;
+- `envkit.gym_as_unity`: the reverse, any Gymnasium task behind the unityagents interface;
 - `envkit.exports`: a package's lazy exports, so importing a scene loads no MuJoCo;
 - `envkit.cpus`: the CPU count the scenes' threads (and the learner's) size by;
 - `envkit.unity`: the stand-in for the Unity binaries, serving any scene to the genuine client.

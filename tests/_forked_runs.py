@@ -5,7 +5,7 @@ A process started as ``python train.py`` spends about 5 of its 7 seconds importi
 one process imports those libraries once, and nothing of this project, then forks a child
 per run: the child sets the run's environment variables, points its output at files and runs
 ``train.py`` as ``__main__``, as ``python train.py ARGS`` does. Every module of this project
-(``ddpg.faults``, which reads ``DDPG_CRASH_AT`` when it is imported, included) is imported in
+(``ddpg.run_folder.faults``, which reads ``DDPG_CRASH_AT`` when it is imported, included) is imported in
 the child, after its environment is set, so each run is what a fresh process would be: its
 own pid, its own signal handlers, killed by a real SIGKILL or stopped by a real SIGINT, its
 exit status the operating system's.

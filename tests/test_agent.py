@@ -7,8 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from ddpg import settings
-from ddpg.variants import parse_config
+from ddpg.variants import parse_config, settings
 from ddpg_agent import Agent, DDPGConfig, OUNoise, ReplayBuffer
 from model import Actor, Critic
 from tests._agent_helpers import filled_agent

@@ -1,4 +1,4 @@
-"""Devices and update back-ends (ddpg/device.py, ddpg/backends): which learner runs an agent, the
+"""Devices and update back-ends (ddpg/command_line/device.py, ddpg/backends): which learner runs an agent, the
 errors for one that cannot, the GPU buffer's staging, the CUDA graph back-end's bookkeeping
 (run eagerly where there is no GPU), and checkpoints and training states that cross devices.
 
@@ -16,10 +16,15 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import agent_state, backends, rundir
+from ddpg import backends
 from ddpg.agents import agent_from_checkpoints, make_agent
 from ddpg.backends.cuda_graph import WARMUP, CudaGraph, DeviceReplayBuffer
-from ddpg.device import describe, resolve_device
+from ddpg.command_line.device import describe, resolve_device
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.checkpoints import save_checkpoints
+from ddpg.run_folder.record_file import read_record
+from ddpg.run_folder.run_state import load_training_state, save_training_state
+from ddpg.run_folder.score_files import read_metrics
 from ddpg.variants import VariantAgent, parse_config
 from ddpg_agent import Agent, DDPGConfig, ReplayBuffer
 from tests._agent_helpers import fill
@@ -223,9 +228,9 @@ def test_a_training_state_crosses_between_the_graph_and_the_readable_learners(tm
     moments and the buffer's rows, whatever device and back-end wrote them."""
     graph = _graph_agent()
     graph.learn_many(5)
-    rundir.save_training_state(tmp_path, graph, {"scores": []}, None, save_buffer=True)
+    save_training_state(tmp_path, graph, {"scores": []}, None, save_buffer=True)
     readable = make_agent("readable", (33, 4, 0), DDPGConfig(**SMALL))
-    assert rundir.load_training_state(tmp_path, readable)["exact"]
+    assert load_training_state(tmp_path, readable)["exact"]
     assert torch.equal(readable.memory.data, graph.memory.data) and readable.n_updates == 5
     for a, b in zip(readable.critic_local.parameters(), graph.critic_local.parameters(), strict=True):
         assert torch.equal(a, b)
@@ -234,9 +239,9 @@ def test_a_training_state_crosses_between_the_graph_and_the_readable_learners(tm
         for p, q in zip(mine.param_groups[0]["params"], theirs.param_groups[0]["params"], strict=True):
             assert torch.equal(mine.state[p]["exp_avg_sq"], theirs.state[q]["exp_avg_sq"])
     readable.learn_many(3)
-    rundir.save_training_state(tmp_path, readable, {"scores": []}, None, save_buffer=True)
+    save_training_state(tmp_path, readable, {"scores": []}, None, save_buffer=True)
     back = _graph_agent()
-    assert rundir.load_training_state(tmp_path, back)["exact"] and back.n_updates == 8
+    assert load_training_state(tmp_path, back)["exact"] and back.n_updates == 8
     assert back.memory.pending == back.memory.size  # every row goes to the device again
     for a, b in zip(back.actor_local.parameters(), readable.actor_local.parameters(), strict=True):
         assert torch.equal(a, b)
@@ -288,7 +293,7 @@ def test_checkpoints_are_saved_from_cpu_tensors_whatever_device_holds_the_networ
         return to(self, *args, **kwargs)
 
     monkeypatch.setattr(torch.Tensor, "to", recording_to)
-    rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
     monkeypatch.undo()
     n_tensors = len(agent.actor_local.state_dict()) + len(agent.critic_local.state_dict())
     assert moved.count("cpu") >= n_tensors
@@ -303,16 +308,16 @@ def test_checkpoints_are_saved_from_cpu_tensors_whatever_device_holds_the_networ
 def test_cuda_checkpoints_and_states_load_on_the_cpu(tmp_path) -> None:
     agent = _graph_agent(capture=True, device="cuda")
     agent.learn_many(WARMUP + 4)
-    rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
-    rundir.save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
+    save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
     cpu = agent_from_checkpoints(tmp_path / "a.pth", tmp_path / "c.pth")
     assert torch.equal(cpu.actor_local.fc1.weight, agent.actor_local.fc1.weight.cpu())
     readable = make_agent("auto", (33, 4, 0), DDPGConfig(**SMALL))
-    assert rundir.load_training_state(tmp_path, readable)["exact"] and readable.n_updates == WARMUP + 4
+    assert load_training_state(tmp_path, readable)["exact"] and readable.n_updates == WARMUP + 4
     readable.learn_many(2)
-    rundir.save_training_state(tmp_path, readable, {"scores": []}, None, save_buffer=True)
+    save_training_state(tmp_path, readable, {"scores": []}, None, save_buffer=True)
     again = _graph_agent(capture=True, device="cuda")
-    assert rundir.load_training_state(tmp_path, again)["exact"]
+    assert load_training_state(tmp_path, again)["exact"]
     again.learn_many(WARMUP + 2)
     assert again.n_updates == 2 * WARMUP + 8
 
@@ -367,13 +372,13 @@ def test_train_py_learns_on_the_gpu_and_the_run_resumes_on_the_cpu(tmp_path, lea
     done = subprocess.run([sys.executable, "train.py", "--device", "cuda", "--learner", learner, "--episodes", "2",
                            "--out", str(run), *common], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    record = rundir.read_record(run)
+    record = read_record(run)
     assert record.learner == learner and record.device["type"] == "cuda"
-    assert [row["critic_loss"] is not None for row in rundir.read_metrics(run)] == [True, True]  # probed
+    assert [row["critic_loss"] is not None for row in read_metrics(run)] == [True, True]  # probed
     done = subprocess.run([sys.executable, "train.py", "--resume", str(run), "--episodes", "3", "--device", "cpu",
                            "--no-progress", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    record = rundir.read_record(run)
+    record = read_record(run)
     assert record.learner == "readable" and record.device["type"] == "cpu" and record.episodes_run == 3
 
 
@@ -394,8 +399,8 @@ def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path, over
     episodes and resumed ends with the weights of the run that was not stopped (the fake
     environment's rewards are constant: the weights, not the scores, tell). With ``overlap`` the
     saved state holds the acting copy a learning step behind, which the next steps act with."""
-    from ddpg import callbacks
     from ddpg.loop import train
+    from ddpg.reporting import callbacks
     from tests._agent_helpers import FakeEnv
 
     config = {**SMALL, "warmup": 64, "learn_every": 5, "learn_updates": 2}
@@ -422,7 +427,7 @@ def test_the_training_loop_saves_and_resumes_a_graph_back_end_run(tmp_path, over
           callbacks=callbacks.standard(tmp_path / "cut", seed=0, progress=False, save_buffer=True))
     torch.manual_seed(123)  # whatever happened in between: the draws come back with the run folder's state
     resumed = agent()
-    saved = rundir.load_training_state(tmp_path / "cut", resumed)
+    saved = load_training_state(tmp_path / "cut", resumed)
     assert saved["exact"] and resumed.memory.pending == resumed.memory.size > 0
     assert resumed.backend.stale == overlap  # the copy a learning step behind came back with the state
     env = Env(num_agents=2, episode_len=40)

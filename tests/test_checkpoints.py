@@ -85,8 +85,8 @@ def test_evaluate_rejects_bad_input(tmp_path, capsys):
 def test_one_comparison_of_layers_names_the_first_differing_tensor() -> None:
     """``layer_mismatch`` is the one comparison (checkpoints, the training state, --resume, watch and evaluate
     --run): a state_dict and run.json's recorded shapes give the same phrase, naming the first tensor."""
-    from ddpg.agent_state import differing_shapes, network_shapes
-    from ddpg.checkpoints import layer_mismatch
+    from ddpg.run_folder.agent_state import differing_shapes, network_shapes
+    from ddpg.run_folder.checkpoints import layer_mismatch
     from ddpg_agent import Agent
     from model import Actor
 

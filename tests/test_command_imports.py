@@ -1,7 +1,7 @@
 """No command is another command's library (issue 60).
 
 What two commands share lives in ``ddpg/`` (watch.py and evaluate.py play agents through
-``ddpg.playing``), so a command can change its options, its output or its imports without
+``ddpg.reporting.playing``), so a command can change its options, its output or its imports without
 breaking another. Read from the source (``ast``), not by importing it: an import inside a
 function counts as much as one at the top. sweep.py runs train.py's trials, so it may import train.
 """
@@ -36,7 +36,7 @@ def imported_modules(tree: ast.AST) -> set[str]:
 
 def test_the_sources_are_found() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in SOURCES}
-    assert {"train.py", "watch.py", "evaluate.py", "sweep.py", "ddpg/playing.py", "ddpg/rundir.py"} <= names
+    assert {"train.py", "watch.py", "evaluate.py", "sweep.py", "ddpg/reporting/playing.py", "ddpg/run_folder/folder.py"} <= names
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.relative_to(ROOT).as_posix())

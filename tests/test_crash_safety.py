@@ -1,6 +1,6 @@
 """Fault injection: real training runs killed at many moments, each resumed.
 
-A reference run lists every fault point it passes (``ddpg.faults``: each file's three steps
+A reference run lists every fault point it passes (``ddpg.run_folder.faults``: each file's three steps
 of ``atomic_write``, the middle and the end of every episode). Runs of the same command are
 then stopped at chosen points: SIGKILL (kill -9) at points spread over the whole run, the
 first save included, and SIGINT (Ctrl-C) in the middle of episodes and during a save. Each
@@ -14,7 +14,7 @@ is resumed, and must:
   replay buffer is saved (--save-buffer; a Ctrl-C saves it anyway), so every resume is exact.
 
 The buffer holds 60 transitions and an episode adds 40, so it wraps in the second episode
-and a Ctrl-C after that has to put overwritten rows back (``ddpg.snapshot``).
+and a Ctrl-C after that has to put overwritten rows back (``ddpg.run_folder.snapshot``).
 
 The reference run is ``python train.py`` in a fresh process. The 23 stopped runs, and the
 resumes that train, are processes forked from one that imported PyTorch, Numba, MuJoCo and
@@ -36,7 +36,7 @@ import pytest
 import torch
 
 import train as train_mod
-from ddpg import rundir
+from ddpg.run_folder.file_names import RECORD_FILE, SCORES_FILE, TEMPORARY_MARK
 from tests._forked_runs import ForkedRun, forker, run
 
 ROOT = Path(train_mod.__file__).resolve().parent
@@ -114,13 +114,13 @@ def test_runs_killed_at_any_moment_resume_from_their_last_complete_save(tmp_path
             out = tmp_path / f"{how}-{index}"
             assert proc.returncode == (-signal.SIGKILL if how == "SIGKILL" else 128 + signal.SIGINT), (where, proc.stderr)
             assert "Traceback" not in proc.stderr, where
-            if not (out / rundir.RECORD_FILE).exists():  # killed inside the very first write: nothing was saved
+            if not (out / RECORD_FILE).exists():  # killed inside the very first write: nothing was saved
                 assert points[index - 1] in ("open run.json", "written run.json"), where
                 with pytest.raises(SystemExit):
                     train_mod.main(["--resume", str(out)])
                 assert "stopped before it saved its run.json, so nothing is lost" in capsys.readouterr().err, where
                 assert train_mod.main(["--out", str(out), *COMMAND]) == 0, where  # no --force needed
-            elif json.loads((out / rundir.RECORD_FILE).read_text())["finished"]:  # killed after the final save: complete
+            elif json.loads((out / RECORD_FILE).read_text())["finished"]:  # killed after the final save: complete
                 assert points[index - 1] == "renamed run.json" and _saved_at(points, index, "run.json") == EPISODES, where
                 with pytest.raises(SystemExit):
                     train_mod.main(["--resume", str(out)])
@@ -137,7 +137,7 @@ def test_runs_killed_at_any_moment_resume_from_their_last_complete_save(tmp_path
         out = tmp_path / f"{how}-{index}"
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, (where, proc.stderr)
         said = proc.stdout
-        resumed = json.loads((out / rundir.RECORD_FILE).read_text())["resumed"][-1]
+        resumed = json.loads((out / RECORD_FILE).read_text())["resumed"][-1]
         expected = _expected_resume(points, index, how)
         assert resumed["from_episode"] == expected, where
         if how == "SIGINT" or expected:
@@ -151,15 +151,15 @@ def test_runs_killed_at_any_moment_resume_from_their_last_complete_save(tmp_path
                 else f"episodes {expected + 1}-{written}, run after the last complete save, are"
             lost = f"{episodes} lost" if expected else f"its {written} episode(s) written are lost"
             assert lost in said, (where, said)
-    expected_scores = (reference / rundir.SCORES_FILE).read_bytes()
+    expected_scores = (reference / SCORES_FILE).read_bytes()
     # So short a run scores 0.00 throughout: its networks, bit for bit, show whether it is the reference run.
     networks = {name: torch.load(reference / name, weights_only=True) for name in ("checkpoint_actor.pth", "checkpoint_critic.pth")}
     for index, how in cases:
         where = f"{how} at point {index} ({points[index - 1]})"
         out = tmp_path / f"{how}-{index}"
-        assert (out / rundir.SCORES_FILE).read_bytes() == expected_scores, where
+        assert (out / SCORES_FILE).read_bytes() == expected_scores, where
         for name, expected in networks.items():
             tensors = torch.load(out / name, weights_only=True)
             assert tensors.keys() == expected.keys() and all(torch.equal(tensors[k], expected[k]) for k in expected), \
                 (where, name)
-        assert not [p.name for p in out.rglob(f"*{rundir.TEMPORARY_MARK}*")], where
+        assert not [p.name for p in out.rglob(f"*{TEMPORARY_MARK}*")], where

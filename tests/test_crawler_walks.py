@@ -191,7 +191,7 @@ def test_a_final_seed_saves_its_buffer_and_goes_on_from_its_last_save(tmp_path, 
 def test_every_candidate_says_why_and_runs_on_a_learner_train_py_has():
     """A seed's record takes its candidate's reason when it ends (minutes or hours in): a missing one
     would lose the seed there."""
-    from ddpg.options import LEARNERS
+    from ddpg.command_line.options import LEARNERS
 
     assert set(walks.WHY) == set(walks.CANDIDATES)
     assert set(walks.LEARNER) <= set(walks.CANDIDATES) and set(walks.LEARNER.values()) <= set(LEARNERS)

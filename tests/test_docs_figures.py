@@ -70,7 +70,7 @@ def test_the_defaults_twenty_seeds_are_of_the_settings_the_docs_name():
     """Today's default's files were made with today's DDPGConfig; the layer-norm default's with
     gamma 0.99; the 3-step default's without layer norm; all four over seeds 0-19."""
     from ddpg.loop import GOOD_UPDATES
-    from ddpg.record import UNRECORDED_SETTINGS
+    from ddpg.run_folder.record import UNRECORDED_SETTINGS
     from ddpg.variants import parse_config
     from ddpg_agent import DDPGConfig
 

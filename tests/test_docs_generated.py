@@ -137,7 +137,7 @@ def test_the_learner_and_variant_tables_come_from_their_registries() -> None:
     """docs/training.md's learners and docs/variants.md's variants are made from the registries that drive the
     code (make docs); each learner train.py takes has its row, each registered variant its row."""
     from benchmarks.figures import learner_rows, variant_rows
-    from ddpg.options import LEARNERS
+    from ddpg.command_line.options import LEARNERS
     from ddpg.variants import registry
 
     assert {r.learner for r in learner_rows()} == set(LEARNERS) - {"auto"}

@@ -19,7 +19,7 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import atomic
+from ddpg.run_folder import atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -223,8 +223,8 @@ def test_one_evaluation_episode_claims_no_interval(capsys) -> None:
 
 def test_progress_bars_only_on_a_terminal(capsys) -> None:
     """Written into a log (stderr not a terminal, as under pytest), a bar would be noise."""
-    from ddpg.callbacks import Printer
     from ddpg.loop import train
+    from ddpg.reporting.callbacks import Printer
     from ddpg_agent import Agent
     from tests._agent_helpers import FakeEnv
 
@@ -273,8 +273,8 @@ class _Killed(BaseException):
 
 def _stop_at(monkeypatch: pytest.MonkeyPatch, name: str, count: int, stop: type[BaseException]) -> None:
     """Raise ``stop`` at the ``count``-th time the run passes the fault point ``name``
-    (``ddpg.faults``): KeyboardInterrupt is Ctrl-C, _Killed a kill -9."""
-    from ddpg import faults
+    (``ddpg.run_folder.faults``): KeyboardInterrupt is Ctrl-C, _Killed a kill -9."""
+    from ddpg.run_folder import faults
 
     passed = {"n": 0}
 
@@ -377,7 +377,7 @@ def test_a_seed_beyond_what_pytorch_takes_is_one_line_and_makes_no_folder(tmp_pa
 
 def test_the_largest_seed_trains_with_twin_critics(tmp_path) -> None:
     """The seed's offsets (a second critic: + 1, the metrics' probe: + 7919) stay within PyTorch's range."""
-    from ddpg.cli import SEED_MAX
+    from ddpg.command_line.parsing import SEED_MAX
 
     run = tmp_path / "S"
     config = json.dumps({**json.loads(SMALL[-1]), "preset": "td3"})
@@ -522,7 +522,7 @@ def test_a_size_the_machine_cannot_hold_is_one_line_before_anything_is_allocated
 
 
 def test_the_memory_estimate_takes_what_the_machine_has(tmp_path) -> None:
-    from ddpg import memory_need
+    from ddpg.command_line import memory_need
     from ddpg_agent import DDPGConfig
 
     meminfo = tmp_path / "meminfo"
@@ -561,7 +561,7 @@ def test_metrics_log_the_critic_loss_the_agent_minimises() -> None:
     """An agent with a Huber loss logs its Huber loss, against its own target, not DDPG's MSE."""
     import torch.nn.functional as F
 
-    from ddpg import metrics
+    from ddpg.reporting import metrics
     from ddpg_agent import Agent, DDPGConfig
 
     class Huber(Agent):
@@ -586,7 +586,7 @@ def test_metrics_log_the_critic_loss_the_agent_minimises() -> None:
 def test_probing_a_variants_loss_draws_nothing_and_changes_nothing(config) -> None:
     """TD3's smoothing and REDQ's subset draw from torch's global generator, prioritized replay notes
     its TD errors: the probe puts all of it back, so training is the run a run without metrics is."""
-    from ddpg import metrics
+    from ddpg.reporting import metrics
     from ddpg.variants import VariantAgent, parse_config
 
     agent = _filled(VariantAgent(4, 2, 0, config=parse_config({"buffer_size": 64, "batch_size": 8, "warmup": 8,
@@ -606,7 +606,7 @@ def test_sweep_refuses_an_empty_out_in_one_line(capsys) -> None:
 
 def test_the_benchmarks_seeds_take_the_shared_seed_check(capsys) -> None:
     from benchmarks import bench_train, probe_run
-    from ddpg.cli import SEED_MAX
+    from ddpg.command_line.parsing import SEED_MAX
 
     for argv in (["--first-seed", str(2**64)], ["--first-seed", "-1"], ["--first-seed", str(SEED_MAX), "--seeds", "2"],
                  ["--seeds", f"0,{2**64}"]):
@@ -642,7 +642,7 @@ def test_max_t_help_names_each_kind_of_tasks_limit() -> None:
     import gymnasium as gym
 
     import crawler
-    from ddpg.options import build_parser
+    from ddpg.command_line.options import build_parser
 
     (action,) = [a for a in build_parser()._actions if a.dest == "max_t"]
     text = " ".join(action.help.split())

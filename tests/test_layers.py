@@ -5,7 +5,9 @@ shares too), ``reacher`` and ``crawler`` (the scenes, each only its own and neit
 ``model.py`` and ``ddpg_agent.py`` (the course's files), ``ddpg`` (the package around them), the
 commands (``train.py``, ``watch.py``, ``evaluate.py``, ``sweep.py``), ``benchmarks``. A module imports
 from its own layer or lower ones, anywhere in its code; and the modules' top-level imports form no
-cycle, so each can be imported on its own.
+cycle, so each can be imported on its own. Inside ``ddpg``, its parts (the modules at its top level and
+its packages, ``ddpg.run_folder`` say) stand in layers as well, and a package grouping modules by their
+job hands none of their names on (issue 86).
 """
 
 from __future__ import annotations
@@ -68,6 +70,38 @@ def test_no_import_cycle(top_level_only: bool) -> None:
     modules = _modules()
     graph = {name: {m for m in _imports(path, top_level_only, modules) if m in modules and m != name}
              for name, path in modules.items() if top_level_only or name.split(".")[0] == "ddpg"}
+    cycle = _cycle(graph)
+    assert cycle is None, f"an import cycle: {' -> '.join(cycle or [])}"
+
+
+def test_the_parts_of_ddpg_import_each_other_in_no_circle() -> None:
+    """``ddpg/``'s parts (a module at its top level, or a package such as ``ddpg.run_folder``) stand in
+    layers too, so that each can be read knowing only those below it: through any import, anywhere in
+    the code, none reaches back to one that imports it."""
+    modules = _modules()
+    parts: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        if name.count(".") >= 1 and name.split(".")[0] == "ddpg":
+            part = ".".join(name.split(".")[:2])
+            parts.setdefault(part, set()).update(".".join(m.split(".")[:2]) for m in _imports(path, False, modules)
+                                                 if m.split(".")[0] == "ddpg" and m.count(".") >= 1)
+    graph = {part: imported - {part} for part, imported in parts.items()}
+    cycle = _cycle(graph)
+    assert cycle is None, f"ddpg's parts import each other in a circle: {' -> '.join(cycle or [])}"
+
+
+@pytest.mark.parametrize("package", ["run_folder", "command_line", "reporting"])
+def test_a_package_of_ddpg_hands_nothing_on(package: str) -> None:
+    """One way in to each name, the module that owns it: a package that re-exported its modules' names
+    would be a second way, which some importers would take and others go around (issue 86: the run
+    folder's old face, ``ddpg/rundir.py``). Its ``__init__.py`` is its map, a docstring."""
+    tree = ast.parse((ROOT / "ddpg" / package / "__init__.py").read_text())
+    code = [node for node in tree.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    assert code == [], f"ddpg/{package}/__init__.py holds code: import each name from its own module instead"
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (each node's successors), as the path around it; None when it has none."""
     state: dict[str, int] = {}
     path: list[str] = []
 
@@ -85,7 +119,8 @@ def test_no_import_cycle(top_level_only: bool) -> None:
 
     for node in sorted(graph):
         if node not in state and (cycle := visit(node)):
-            raise AssertionError(f"an import cycle: {' -> '.join(cycle)}")
+            return cycle
+    return None
 
 
 def test_the_learners_do_not_import_the_environment() -> None:

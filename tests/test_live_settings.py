@@ -243,7 +243,7 @@ def test_a_name_that_is_no_setting_is_refused() -> None:
 def test_a_saved_buffer_keeps_what_a_new_gamma_needs(capsys: pytest.CaptureFixture[str]) -> None:
     """A resumed run's rows are discounted again as the unstopped run's are; rows saved before their steps were kept
     (no "steps" in the file) keep their discount, and the agent says how many."""
-    from ddpg import agent_state
+    from ddpg.run_folder import agent_state
 
     for with_steps in (True, False):
         agent = _agent(gamma=0.9)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import rundir
 from ddpg.agents import agent_from_checkpoints
+from ddpg.run_folder.checkpoints import load_checkpoints, save_checkpoints
 from ddpg.variants import VariantAgent, parse_config
 from ddpg.variants.config import VariantConfig
 from ddpg.variants.normalise import CLIP, ObservationNorm
@@ -110,10 +110,10 @@ def test_the_ensemble_applies_it_once_before_its_batched_pass() -> None:
 def test_checkpoints_carry_the_statistics_and_the_loader_says_which_side_lacks_them(tmp_path) -> None:
     agent = stepped({"preset": "td3"})
     actor, critic = tmp_path / "actor.pth", tmp_path / "critic.pth"
-    rundir.save_checkpoints(agent, actor, critic)
+    save_checkpoints(agent, actor, critic)
     assert float(torch.load(actor)["obs_norm.count"]) == 48
     fresh = VariantAgent(6, 2, 5, config=parse_config({"preset": "td3", "obs_norm": True}))
-    rundir.load_checkpoints(fresh, actor, critic)
+    load_checkpoints(fresh, actor, critic)
     assert fresh.critic_target.q2.obs_norm is fresh.actor_local.obs_norm
     assert torch.equal(fresh.actor_local.obs_norm.mean, agent.actor_local.obs_norm.mean)
     states = np.random.default_rng(4).normal(5.0, 3.0, size=(3, 6))
@@ -121,12 +121,12 @@ def test_checkpoints_carry_the_statistics_and_the_loader_says_which_side_lacks_t
     alone = agent_from_checkpoints(actor)  # watch.py --actor FILE: the statistics in the file say obs_norm
     np.testing.assert_array_equal(alone.act(states, add_noise=False), agent.act(states, add_noise=False))
     with pytest.raises(ValueError, match=r"holds observation statistics \(obs_norm\).*\"obs_norm\": true") as info:
-        rundir.load_checkpoints(Agent(6, 2, 0), actor)
+        load_checkpoints(Agent(6, 2, 0), actor)
     assert "\n" not in str(info.value)
     plain = tmp_path / "plain.pth"
     torch.save(Agent(6, 2, 0).actor_local.state_dict(), plain)
     with pytest.raises(ValueError, match="holds no observation statistics") as info:
-        rundir.load_checkpoints(fresh, plain)
+        load_checkpoints(fresh, plain)
     assert "\n" not in str(info.value)
 
 
@@ -135,7 +135,7 @@ def test_the_removed_fixed_normalisation_is_still_refused_in_one_line(tmp_path) 
     old = {"obs_scale": torch.full((6,), 2.0), "obs_bias": torch.zeros(6), **Agent(6, 2, 0).actor_local.state_dict()}
     torch.save(old, tmp_path / "old.pth")
     with pytest.raises(ValueError, match=r"removed fixed input normalisation \(obs_scale, obs_bias\)") as info:
-        rundir.load_checkpoints(agent, tmp_path / "old.pth")
+        load_checkpoints(agent, tmp_path / "old.pth")
     assert "\n" not in str(info.value)
 
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import agent_state
 from ddpg.agents import make_agent
 from ddpg.backends.overlap import Overlap
+from ddpg.run_folder import agent_state
 from ddpg.variants import parse_config
 from tests._agent_helpers import resumed_as_whole
 

@@ -156,9 +156,9 @@ def test_own_episodes_refuses_an_environment_that_cannot_restart_one_agent() -> 
 
 def test_the_crawler_restarts_one_crawler_at_a_time_in_training() -> None:
     from crawler import observation as obs
-    from ddpg.tasks import GymEnvironment
+    from ddpg.tasks import open_environment
 
-    with GymEnvironment("UnityCrawler-v0", num_envs=3) as env:
+    with open_environment("UnityCrawler-v0", 3) as env:
         assert env.own_episodes
         first = env.reset()["UnityCrawler-v0"].vector_observations.copy()
         rng = np.random.default_rng(0)
@@ -170,7 +170,7 @@ def test_the_crawler_restarts_one_crawler_at_a_time_in_training() -> None:
         assert again[0, obs.BODY_HEIGHT] == first[1, obs.BODY_HEIGHT] != moved[1, obs.BODY_HEIGHT]
         env.step(rng.uniform(-1, 1, (3, 20)))  # the others went on from where they were
         assert not np.array_equal(moved[0], first[0])
-    with GymEnvironment("UnityCrawler-v0", num_envs=2, own_episodes=False) as env:
+    with open_environment("UnityCrawler-v0", 2, own_episodes=False) as env:
         with pytest.raises(RuntimeError, match="own_episodes"):
             env.restart_agents(np.array([True, False]))
 
@@ -206,7 +206,7 @@ def test_the_crawler_vector_env_without_autoreset_asks_for_a_reset_of_what_ended
 
 def test_evaluate_scores_every_crawler_episode_on_its_own() -> None:
     import evaluate as evaluate_mod
-    from ddpg.playing import run_episode
+    from ddpg.reporting.playing import run_episode
 
     agent = Agent(129, 20, 0, buffer_size=100)
     table = evaluate_mod.evaluate(agent, episodes=2, agents=3, env_id="UnityCrawler-v0", progress=False, each_agent=True)
@@ -218,15 +218,15 @@ def test_evaluate_scores_every_crawler_episode_on_its_own() -> None:
 
 
 def test_the_loop_follows_how_the_environment_was_opened() -> None:
-    from ddpg.tasks import GymEnvironment
+    from ddpg.tasks import open_environment
 
     agent = Agent(129, 20, 0, buffer_size=1000, warmup=10_000)
-    with GymEnvironment("UnityCrawler-v0", num_envs=2) as env:
+    with open_environment("UnityCrawler-v0", 2) as env:
         scores = train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None)
         assert scores.shape[1] == 1 and len(agent.memory) == 2 * 5 - 2 * 2  # rounds: n-step 3 keeps 2 pending
         with pytest.raises(ValueError, match="own_episodes"):
             train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None, own_episodes=False)
-    with GymEnvironment("UnityCrawler-v0", num_envs=2, own_episodes=False) as env:
+    with open_environment("UnityCrawler-v0", 2, own_episodes=False) as env:
         assert train(env, agent, episodes=1, max_t=5, target_score=None, good_score=None).shape == (1, 2)
 
 
@@ -272,7 +272,7 @@ def test_a_crawler_run_stopped_mid_round_resumes_exactly(tmp_path) -> None:
 def test_the_reward_plot_of_agent_episodes_draws_each_score_without_a_band() -> None:
     import matplotlib.pyplot as plt
 
-    from ddpg.plots import scores_figure
+    from ddpg.run_folder.plots import scores_figure
 
     rng = np.random.default_rng(0)
     one = scores_figure(rng.normal(size=(150, 1)), 2000.0, 100, "agent-episode")

@@ -1,4 +1,4 @@
-"""Reproducible mode (ddpg/reproducible.py, train.py --reproducible) and the machine record."""
+"""Reproducible mode (ddpg/command_line/reproducible.py, train.py --reproducible) and the machine record."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import evaluate
 import train as train_mod
-from ddpg import reproducible
+from ddpg.command_line import reproducible
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,7 +82,7 @@ def test_reproducible_in_a_process_that_cannot_restart_is_a_clear_error(main, ca
 @pytest.mark.skipif(not reproducible.cpu_has_avx2(), reason="reproducible mode needs a CPU with AVX2")
 def test_pin_first_then_every_library_runs_the_pinned_path() -> None:
     """What a notebook's first cell does: pin, then import."""
-    code = ("from ddpg import reproducible; reproducible.pin()\n"
+    code = ("from ddpg.command_line import reproducible; reproducible.pin()\n"
             "import numpy, torch, numba\nfrom reacher import physics\n"
             "import json; print(json.dumps(reproducible.machine()))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_unpinned_environment(), check=True,

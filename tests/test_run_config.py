@@ -1,4 +1,4 @@
-"""ddpg.run_config.resolve: the command line, the task and a resumed run's record become one
+"""ddpg.command_line.run_config.resolve: the command line, the task and a resumed run's record become one
 frozen RunConfig, with the precedence its docstring states."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 
 import train
-from ddpg.cli import given_options
+from ddpg.command_line.parsing import given_options
+from ddpg.command_line.run_config import resolve
 from ddpg.loop import GOOD_SCORE
-from ddpg.record import RunRecord
-from ddpg.run_config import resolve
+from ddpg.run_folder.record import RunRecord
 from ddpg.tasks import REACHER_ONE_ARM, TASKS
 from ddpg_agent import DDPGConfig
 

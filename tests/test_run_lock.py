@@ -1,4 +1,4 @@
-"""One writer per run folder (ddpg.run_lock), and no folder left behind by a refusal."""
+"""One writer per run folder (ddpg.run_folder.run_lock), and no folder left behind by a refusal."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import run_lock
+from ddpg.run_folder import run_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--agents", "2", "--max-t", "20", "--no-progress", "--quiet", "--config",
@@ -34,7 +34,7 @@ def _refused(capsys: pytest.CaptureFixture[str], call: Any) -> str:
 
 def _holding(folder: Path) -> subprocess.Popen[str]:
     """Another process that holds ``folder``'s lock until its stdin closes (or it is killed)."""
-    code = ("import sys\nfrom ddpg import run_lock\nwith run_lock.claim(sys.argv[1]):\n"
+    code = ("import sys\nfrom ddpg.run_folder import run_lock\nwith run_lock.claim(sys.argv[1]):\n"
             "    print('held', flush=True)\n    sys.stdin.read()\n")
     process = subprocess.Popen([sys.executable, "-c", code, str(folder)], cwd=ROOT, text=True,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)

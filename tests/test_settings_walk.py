@@ -4,7 +4,7 @@ either recorded in run.json and restored by --resume, or declared as this invoca
 The walk starts a real run with every recorded option away from its default (one on the
 built-in Reacher, one on a Gymnasium task for the options only it takes), then resolves a bare
 ``--resume`` of it and compares the two resolved configurations field by field. A new option
-must be put in one of ddpg.options' groups (the first test), and if it is recorded, this walk
+must be put in one of ddpg.command_line.options' groups (the first test), and if it is recorded, this walk
 needs a value for it (the second test fails until it has one)."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from ddpg import rundir
-from ddpg.cli import given_options
-from ddpg.options import INVOCATION, RESUMABLE, RUN, START, build_parser, roles
-from ddpg.record import RunRecord
-from ddpg.run_config import RunConfig, resolve
+from ddpg.command_line.options import INVOCATION, RESUMABLE, RUN, START, build_parser, roles
+from ddpg.command_line.parsing import given_options
+from ddpg.command_line.run_config import RunConfig, resolve
+from ddpg.run_folder.record import RunRecord
+from ddpg.run_folder.resume import resumable_record
 from ddpg.variants import VariantConfig, parse_config, registry
 from ddpg_agent import DDPGConfig
 
@@ -87,7 +87,7 @@ def test_a_resume_restores_every_recorded_setting(tmp_path, options) -> None:
     done = subprocess.run([sys.executable, "train.py", *argv, "--out", str(out), "--no-progress", "--quiet"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    resumed = _resolve(["--resume", str(out)], rundir.resumable_record(out))
+    resumed = _resolve(["--resume", str(out)], resumable_record(out))
     _same_run(first, resumed)
 
 

@@ -14,11 +14,13 @@ import torch
 import evaluate as evaluate_mod
 import train as train_mod
 import watch as watch_mod
-from ddpg import rundir, value_maps
 from ddpg.loop import GOOD_SCORE, train
-from ddpg.tasks import REACHER_ONE_ARM, TASKS, GymEnvironment, reacher_task, task_for
+from ddpg.reporting import value_maps
+from ddpg.run_folder.record_file import read_record
+from ddpg.tasks import REACHER_ONE_ARM, TASKS, open_environment, reacher_task, task_for
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
+from envkit.gym_as_unity import GymEnvironment
 from tests._agent_helpers import as_recorded, resumed_as_whole
 
 COUNTDOWN_ID = "tests/Countdown-v0"
@@ -52,7 +54,7 @@ if COUNTDOWN_ID not in gym.registry:
 
 def test_actions_are_scaled_to_the_tasks_bounds():
     """Agent action 0.5 on Pendulum (torque bounds +-2) is torque 1.0 in the raw task."""
-    env = GymEnvironment("Pendulum-v1", num_envs=1, seed=3)
+    env = open_environment("Pendulum-v1", 1, 3)
     raw = gym.make("Pendulum-v1")
     brain = env.brain_names[0]
     ours = env.reset()[brain].vector_observations[0]
@@ -68,7 +70,7 @@ def test_actions_are_scaled_to_the_tasks_bounds():
 
 def test_observations_scaled_only_where_the_task_asks():
     assert task_for("MountainCarContinuous-v0").scale_observations
-    with GymEnvironment("MountainCarContinuous-v0", seed=0) as env:
+    with open_environment("MountainCarContinuous-v0", 1, 0) as env:
         states = env.reset()[env.brain_names[0]].vector_observations
         raw = env.observation_from_agent(states)
         assert -1.2 <= raw[0, 0] <= 0.6 and np.all(np.abs(states) <= 1.0)
@@ -184,7 +186,7 @@ def test_resume_of_a_gymnasium_run_continues_exactly(tmp_path):
 
 
 def test_value_maps_evaluate_the_networks_on_the_grid():
-    env = GymEnvironment("MountainCarContinuous-v0")
+    env = open_environment("MountainCarContinuous-v0", 1)
     agent = Agent(2, 1, 0)
     grid = value_maps.grid_for(env, ("position", "velocity"))
     assert grid.low == pytest.approx((-1.2, -0.07)) and grid.high == pytest.approx((0.6, 0.07))
@@ -277,7 +279,7 @@ def test_a_mujoco_task_trains_with_its_own_settings(env_id, tmp_path):
     out = tmp_path / "run"
     assert train_mod.main(["--env", env_id, "--episodes", "3", "--out", str(out), "--no-progress", "--quiet",
                            "--config", '{"warmup": 10}']) == 0
-    record, task = rundir.read_record(out), TASKS[env_id]
+    record, task = read_record(out), TASKS[env_id]
     assert record.config == as_recorded(parse_config({**task.config, "warmup": 10}))
     assert record.reward_scale == task.reward_scale and record.task_why == task.why
     assert record.schedule["good_score"] == task.good_score

@@ -9,10 +9,11 @@ import json
 import pytest
 
 import train as train_mod
-from ddpg import callbacks, rundir
 from ddpg.agents import make_agent
 from ddpg.backends import CudaGraph
 from ddpg.loop import train
+from ddpg.reporting import callbacks
+from ddpg.run_folder.record_file import read_record
 from ddpg.variants import parse_config, registry
 from tests._agent_helpers import FakeEnv
 from tests._toy_variant import TOY, ScaledCriticLoss
@@ -36,7 +37,7 @@ def test_a_registered_variant_trains_through_train_py_on_the_readable_learner(tm
     assert ScaledCriticLoss.calls == record["learner_updates"] > 0  # the piece ran in every update
     # and the run resumes with it, its setting read back from run.json
     assert train_mod.main(["--resume", str(out), "--episodes", "3", "--no-progress", "--quiet"]) == 0
-    assert rundir.read_record(out).config["critic_loss_scale"] == 0.5
+    assert read_record(out).config["critic_loss_scale"] == 0.5
 
 
 def test_a_registered_variant_runs_on_the_graph_back_end_eagerly(tmp_path, toy, quick_learning) -> None:

@@ -12,10 +12,11 @@ import pytest
 import torch
 
 import train as train_mod
-from ddpg import callbacks, rundir
 from ddpg.agents import agent_from_run, make_agent
-from ddpg.callbacks import Printer
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, train
+from ddpg.reporting import callbacks
+from ddpg.reporting.callbacks import Printer
+from ddpg.run_folder.score_files import read_metrics, read_scores
 from ddpg.variants import parse_config
 from ddpg_agent import Agent, DDPGConfig
 from tests._agent_helpers import QUICK_LEARNING, FakeEnv
@@ -223,7 +224,7 @@ def test_resume_without_the_buffer_refills_it_and_says_so(tmp_path) -> None:
     assert train_mod.main(["--resume", str(run), "--episodes", "3", "--no-progress", "--quiet"]) == 0
     record = json.loads((run / "run.json").read_text())
     assert record["episodes_run"] == 3 and record["resumed"][0]["exact"] is False
-    assert len(rundir.read_scores(run)) == 3
+    assert len(read_scores(run)) == 3
 
 
 def test_periodic_saves_and_a_stopped_run_keep_finished_episodes(tmp_path) -> None:
@@ -318,7 +319,7 @@ def test_bad_resume_arguments(one_episode_run, tmp_path, capsys, args, message) 
 def test_settings_given_on_resume_are_applied_or_refused_never_dropped(tmp_path) -> None:
     """What --resume applies (the budgets, saving, printing) reaches the run; anything else is
     refused above, and every option of train.py is one or the other."""
-    from ddpg.options import applied_on_resume
+    from ddpg.command_line.options import applied_on_resume
 
     run = tmp_path / "run"
     assert train_mod.main(["--episodes", "1", "--out", str(run), *SMALL_RUN]) == 0
@@ -362,12 +363,12 @@ def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
     assert train_mod.main([*args, "--out", str(out), "--tensorboard", str(board)]) == 0
     events = list(board.glob("events.out.tfevents*"))
     assert len(events) == 1 and events[0].stat().st_size > 0
-    rows = rundir.read_metrics(out)
+    rows = read_metrics(out)
     assert [r["episode"] for r in rows] == [1, 2]
     assert set(rows[0]) >= {"score_mean", "average100", "critic_loss", "actor_loss", "mean_q", "exploration",
                             "updates", "updates_per_s", "episode_s"}
     assert rows[1]["critic_loss"] is not None and rows[1]["updates"] > 0 and rows[1]["exploration"] == 0.2
-    np.testing.assert_allclose([r["score_mean"] for r in rows], rundir.read_scores(out).mean(axis=1), atol=1e-4)
+    np.testing.assert_allclose([r["score_mean"] for r in rows], read_scores(out).mean(axis=1), atol=1e-4)
     # probing draws from a generator of its own: the run is the one a run without metrics makes
     from reacher import ReacherEnvironment
 
@@ -375,7 +376,7 @@ def test_metrics_csv_and_tensorboard_without_changing_the_run(tmp_path) -> None:
     torch.manual_seed(3)
     agent = make_agent("auto", (33, 4, 3), DDPGConfig(**{**FAST, "warmup": 32}))
     plain = train(env, agent, episodes=2, max_t=60, stop_when_solved=False)
-    np.testing.assert_allclose(plain, rundir.read_scores(out), atol=1e-4)
+    np.testing.assert_allclose(plain, read_scores(out), atol=1e-4)
 
 
 @pytest.mark.parametrize("variant", [{"replay": "prioritized", "n_step": 2}, {"n_step": 3}, {"ensemble": 3},
@@ -394,7 +395,7 @@ def test_resume_of_a_variant_run_is_exact(tmp_path, variant) -> None:
     assert (straight / "scores.csv").read_bytes() == (split / "scores.csv").read_bytes()
     for one, two in zip(_weights(straight), _weights(split), strict=True):
         assert torch.equal(one, two)
-    assert [r["episode"] for r in rundir.read_metrics(split)] == [1, 2, 3]
+    assert [r["episode"] for r in read_metrics(split)] == [1, 2, 3]
 
 
 def test_run_json_records_the_device_and_a_resume_may_change_the_learner(tmp_path, capsys) -> None:

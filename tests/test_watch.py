@@ -13,8 +13,8 @@ import pytest
 
 import train
 import watch
-from ddpg import playing
-from ddpg.rundir import save_checkpoints
+from ddpg.reporting import playing
+from ddpg.run_folder.checkpoints import save_checkpoints
 from ddpg_agent import Agent
 from reacher import ReacherEnvironment
 

@@ -22,7 +22,7 @@ import torch
 
 from ddpg.backends.cuda_graph import CudaGraph, capture_problem
 from ddpg.backends.overlap import Overlap, overlap_problem
-from ddpg.options import GPU_LEARNERS, LEARNERS
+from ddpg.command_line.options import GPU_LEARNERS, LEARNERS
 from ddpg.variants import compose
 from ddpg_agent import Agent
 
@@ -57,7 +57,7 @@ def refusal(agent: Agent) -> str | None:
     return None
 
 
-# Each learner (ddpg.options.LEARNERS but auto): its line at attach, what runs its update, what it serves.
+# Each learner (ddpg.command_line.options.LEARNERS but auto): its line at attach, what runs its update, what it serves.
 LEARNER_ROWS: dict[str, tuple[str, str, str]] = {
     "readable": ("The update of ddpg_agent.py as loaded, on the agent's own networks and optimisers (autograd)",
                  "`Agent.learn` itself, eagerly (autograd), on the agent's own modules and optimisers",

@@ -1,7 +1,7 @@
 """``VariantConfig``: ``ddpg_agent.DDPGConfig`` plus the variants' keys, and ``parse_config``.
 
 The readable agent's config holds plain DDPG only; the keys below switch on the pieces of
-this package. Every command line (``train.py``, ``sweep.py``, the benchmarks) and ``rundir``
+this package. Every command line (``train.py``, ``sweep.py``, the benchmarks) and ``ddpg.agents``
 read a JSON config through ``parse_config``, which gives a plain ``DDPGConfig`` when no
 variant is set, so a plain run records (and reproduces) exactly the readable agent's config.
 """
@@ -13,9 +13,8 @@ import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ddpg import settings
-from ddpg.settings import is_number
-from ddpg.variants import registry
+from ddpg.variants import registry, settings
+from ddpg.variants.settings import is_number
 from ddpg_agent import DDPGConfig, setting
 
 # TD3 (Fujimoto et al. 2018) is DDPG with three changes switched on, as in Stable-Baselines3:

@@ -108,7 +108,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
                 torch.from_numpy(index))
 
     def extra_state(self) -> dict[str, Any]:
-        """What ``train.py --resume`` needs beyond the rows (rundir saves it)."""
+        """What ``train.py --resume`` needs beyond the rows (ddpg.run_folder saves it)."""
         return {"priorities": torch.from_numpy(self.tree.priorities(np.arange(self.size)).copy()),
                 "max_priority": self.max_priority, "n_sampled": self.n_sampled,
                 "rng": self.rng.bit_generator.state}

@@ -1,6 +1,6 @@
 """A run's record, run.json, as a file: reading it back (``read_record``), and what it records of
 the code and the machine that ran (``git_commit``, ``versions``). Its fields are
-``ddpg.record.RunRecord``'s; it is written as JSON (``ddpg.atomic.write_json``), last of a save.
+``ddpg.run_folder.record.RunRecord``'s; it is written as JSON (``ddpg.run_folder.atomic.write_json``), last of a save.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ddpg.record import RunRecord
-from ddpg.run_files import RECORD_FILE
+from ddpg.run_folder.file_names import RECORD_FILE
+from ddpg.run_folder.record import RunRecord
 
 
 def git_commit() -> str | None:

@@ -1,6 +1,6 @@
 """Fault injection for the crash tests: named points where a test can stop the process.
 
-Every file the run folder writes (``ddpg.rundir.atomic_write``) passes three points (the
+Every file the run folder writes (``ddpg.run_folder.atomic.atomic_write``) passes three points (the
 temporary file opened, its bytes handed over, the rename done), and the training loop one in
 the middle of each episode and one after it. With neither variable set a point costs one
 comparison; the tests set them in the environment of a ``train.py`` they start:

@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
-from ddpg.device import resolve_device
+from ddpg.command_line.device import resolve_device
+from ddpg.command_line.options import GPU_LEARNERS, LEARNERS, UNSET, applied_on_resume
 from ddpg.loop import GOOD_SCORE, GOOD_UPDATES, LoopSettings
-from ddpg.options import GPU_LEARNERS, LEARNERS, UNSET, applied_on_resume
-from ddpg.record import RunRecord
+from ddpg.run_folder.record import RunRecord
 from ddpg.solved import SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV, REACHER_DECISIONS, Task, environment_spec, reacher_task, task_for
 from ddpg.variants import parse_config
@@ -32,7 +32,7 @@ class RunConfig:
     n_agents: int  # arms, or copies of a Gymnasium task
     seed: int
     learner: str  # ddpg.backends.LEARNERS: "auto", "graph", "graph-overlap" or "readable"
-    device: str  # "cpu", "cuda" or "cuda:N", resolved (ddpg.device)
+    device: str  # "cpu", "cuda" or "cuda:N", resolved (ddpg.command_line.device)
     agent: DDPGConfig  # the agent's settings (a VariantConfig with variants)
     loop: LoopSettings  # episodes and step budget, episode length, target, schedule, reward scale
     out: str
@@ -58,9 +58,9 @@ class RunConfig:
 
 def resolve(args: argparse.Namespace, given: set[str], record: RunRecord | None, command: str) -> RunConfig:
     """The run's configuration from the parsed command line (``given``: the options set, as
-    ``ddpg.cli.given_options`` names them),
+    ``ddpg.command_line.parsing.given_options`` names them),
     and the record of the run ``--resume`` continues. ValueError says what is wrong."""
-    if record is not None:  # what --resume applies is declared with each option (ddpg.options)
+    if record is not None:  # what --resume applies is declared with each option (ddpg.command_line.options)
         applied = applied_on_resume()
         fixed = sorted(given - set(applied))
         if fixed:

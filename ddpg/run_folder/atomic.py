@@ -4,7 +4,7 @@ and the commands' other outputs, are written through it; ``remove_leftovers`` ta
 temporary files of writers that were killed mid-write.
 
 No PyTorch here: a writer hands in a function that writes into the file (``torch.save`` for the
-networks and the training state, in ``ddpg.checkpoints`` and ``ddpg.run_state``).
+networks and the training state, in ``ddpg.run_folder.checkpoints`` and ``ddpg.run_folder.run_state``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ddpg import faults
-from ddpg.run_files import TEMPORARY_MARK, VALUE_MAPS_DIR
+from ddpg.run_folder import faults
+from ddpg.run_folder.file_names import TEMPORARY_MARK, VALUE_MAPS_DIR
 
 
 class SaveError(OSError):

@@ -9,7 +9,7 @@ Every option belongs to one of four groups, and the group is its role (``--help`
 * ``START``: where a new run goes. A resume continues in its own folder, so they are refused there.
 * ``INVOCATION``: this invocation only (printing, TensorBoard, the value maps); never recorded.
 
-``ddpg.run_config.resolve`` reads what ``--resume`` applies from here (``applied_on_resume``), and
+``ddpg.command_line.run_config.resolve`` reads what ``--resume`` applies from here (``applied_on_resume``), and
 ``tests/test_settings_walk.py`` walks every option to show each recorded one is restored on
 resume, so an option added later cannot be forgotten by a resume. This module imports neither
 PyTorch nor MuJoCo: a script's ``--help`` is answered before they load.
@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ddpg.cli import finite_float, finite_float_or_off, json_object, non_negative_int, path_text, positive_int, random_seed
-from ddpg.device import add_device_option
+from ddpg.command_line.device import add_device_option
+from ddpg.command_line.parsing import finite_float, finite_float_or_off, json_object, non_negative_int, path_text, positive_int, random_seed
 from ddpg.solved import GOOD_SCORE, GOOD_UPDATES, SOLVE_SCORE
 from ddpg.tasks import DEFAULT_ENV, REACHER_DECISIONS
 
@@ -84,7 +84,7 @@ def _run_options(g: argparse._ArgumentGroup) -> None:
                    help="use the Unity binary at PATH (needs unityagents) instead of the built-in environment")
     g.add_argument("--reproducible", action="store_true",
                    help="pin the math libraries' code paths (AVX2) and thread counts, so the same seed gives the same "
-                        "scores on any x86-64 CPU with AVX2 (ddpg/reproducible.py; the program restarts itself "
+                        "scores on any x86-64 CPU with AVX2 (ddpg/command_line/reproducible.py; the program restarts itself "
                         "pinned); without it a run reproduces only on the machine that made it")
 
 
@@ -153,7 +153,7 @@ class _Settings(argparse.Action):
 
 
 def roles(parser: argparse.ArgumentParser) -> dict[str, str]:
-    """Each option, named ``--dest`` as ``ddpg.cli.given_options`` names it, and its role."""
+    """Each option, named ``--dest`` as ``ddpg.command_line.parsing.given_options`` names it, and its role."""
     out = {}
     for group in parser._action_groups:
         for action in group._group_actions:

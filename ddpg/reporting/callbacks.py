@@ -1,14 +1,14 @@
 """What happens around the training loop (``ddpg.loop.train``), one callback a concern.
 
     Printer     the progress bar, a line per episode, the solved and interrupted messages
-    MetricsLog  losses, mean Q, exploration and update rate per episode (ddpg.metrics),
+    MetricsLog  losses, mean Q, exploration and update rate per episode (ddpg.reporting.metrics),
                 optionally to TensorBoard
     Saver       the run folder: its progress after every episode, everything every
                 ``save_every`` episodes and at the end, and at a stop the run as it stood
-                after its last complete episode, so a resume loses nothing (ddpg.rundir lists the files)
+                after its last complete episode, so a resume loses nothing (ddpg.run_folder lists the files)
 
 ``standard(...)`` gives what train.py uses; the value maps of a 2-D task are
-``ddpg.value_maps.Recorder``, a callback too. Their order is the order they run in.
+``ddpg.reporting.value_maps.Recorder``, a callback too. Their order is the order they run in.
 """
 
 from __future__ import annotations
@@ -21,19 +21,20 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import agent_state, reproducible
-from ddpg.atomic import write_json
-from ddpg.device import describe
+from ddpg.command_line import reproducible
+from ddpg.command_line.device import describe
 from ddpg.loop import Callback, Episode, Run
-from ddpg.metrics import Metrics
-from ddpg.record import RunRecord
-from ddpg.record_file import git_commit, versions
-from ddpg.run_files import RECORD_FILE, SCORES_FILE
-from ddpg.run_folder import write_run
-from ddpg.run_state import training_state, write_training_state
-from ddpg.score_files import CsvLines, read_metrics, write_metrics, write_scores
+from ddpg.reporting.metrics import Metrics
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.atomic import write_json
+from ddpg.run_folder.file_names import RECORD_FILE, SCORES_FILE
+from ddpg.run_folder.folder import write_run
+from ddpg.run_folder.record import RunRecord
+from ddpg.run_folder.record_file import git_commit, versions
+from ddpg.run_folder.run_state import training_state, write_training_state
+from ddpg.run_folder.score_files import CsvLines, write_metrics, write_scores
+from ddpg.run_folder.snapshot import EpisodeSnapshot
 from ddpg.signals import Stopped, signal_number
-from ddpg.snapshot import EpisodeSnapshot
 from ddpg.variants import variants_of
 
 
@@ -114,7 +115,7 @@ class Printer(Callback):
 
 
 class MetricsLog(Callback):
-    """``ddpg.metrics.Metrics`` fed every episode (``rows`` go to metrics.csv with the run)."""
+    """``ddpg.reporting.metrics.Metrics`` fed every episode (``rows`` go to metrics.csv with the run)."""
 
     def __init__(self, seed: int, tensorboard_dir: str | os.PathLike[str] | None = None,
                  earlier: list[dict[str, Any]] | None = None) -> None:
@@ -139,14 +140,14 @@ class MetricsLog(Callback):
 
 
 class Saver(Callback):
-    """The run folder (``ddpg.rundir``), so that nothing finished is lost whatever stops the run:
+    """The run folder (``ddpg.run_folder``), so that nothing finished is lost whatever stops the run:
 
     - at the start, run.json: from then on the folder is a run that ``--resume`` accepts;
     - after every episode, what is cheap to write: scores.csv, metrics.csv and run.json;
     - every ``save_every`` episodes and at the end, everything: the training state (with
       ``save_buffer`` the replay buffer too), the checkpoints and the plot;
     - at a stop (Ctrl-C, SIGTERM), the run as it stood after its last complete episode
-      (``ddpg.snapshot``), replay buffer included, so the resume is exact and loses nothing.
+      (``ddpg.run_folder.snapshot``), replay buffer included, so the resume is exact and loses nothing.
 
     Every file is written atomically; a process killed outright (kill -9, a power cut) leaves
     the last complete save, which ``--resume`` continues from, saying what was lost.
@@ -260,16 +261,17 @@ def standard(out_dir: str | os.PathLike[str] | None = None, seed: int = 0, quiet
              progress: bool = True, log: Callable[[str], None] | None = None,
              tensorboard_dir: str | os.PathLike[str] | None = None, save_every: int = 10,
              save_buffer: bool = False, command: str | None = None, record: dict[str, Any] | None = None,
-             resume: bool = False, saved_buffer: bool | None = None) -> list[Callback]:
+             earlier_metrics: list[dict[str, Any]] | None = None, saved_buffer: bool | None = None) -> list[Callback]:
     """train.py's callbacks: printing, then (with a run folder or TensorBoard) metrics, then
-    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names);
-    ``saved_buffer``: whether the resumed run's last save had the buffer (``Saver``)."""
+    (with a run folder) saving; ``record`` adds fields to run.json (``RunRecord``'s names). A
+    resumed run's ``earlier_metrics`` (the rows of its metrics.csv, read with the rest of its save:
+    ``ddpg.run_folder.resume``) go on in the new one; ``saved_buffer``: whether its last save had the
+    buffer (``Saver``)."""
     printer = Printer(quiet, progress, log)
     callbacks: list[Callback] = [printer]
     metrics = None
     if out_dir is not None or tensorboard_dir is not None:
-        earlier = read_metrics(out_dir) if resume and out_dir is not None else []
-        metrics = MetricsLog(seed, tensorboard_dir, earlier)
+        metrics = MetricsLog(seed, tensorboard_dir, earlier_metrics)
         callbacks.insert(0, metrics)
     if out_dir is not None:
         callbacks.append(Saver(out_dir, seed, save_every, save_buffer, command, metrics, record, printer.say,

@@ -3,7 +3,7 @@ takes it back.
 
 The package builds on the course's agent (``ddpg_agent.Agent``), which knows nothing of it:
 ``capture(agent)`` and ``restore(agent, state)`` read and write its attributes, and the run
-folder (``ddpg.rundir``) only writes and reads the files. A variant whose state differs says so
+folder (``ddpg.run_folder``) only writes and reads the files. A variant whose state differs says so
 by a hook of its own (``buffer_extra_state``: a variant buffer's priorities); an update
 back-end (``ddpg.backends``) keeps the agent's own objects up to date before a save
 (``settle``) and takes them back after a load (``loaded``), so the state has one layout
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg.checkpoints import layer_mismatch, on_cpu, tensor_state
+from ddpg.run_folder.checkpoints import layer_mismatch, on_cpu, tensor_state
 
 NETWORKS = ("actor_local", "actor_target", "critic_local", "critic_target")
 

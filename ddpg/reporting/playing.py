@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ddpg.run_files import ACTOR_FILE, CRITIC_FILE
+from ddpg.run_folder.file_names import ACTOR_FILE, CRITIC_FILE
 from ddpg.tasks import DEFAULT_ENV
 from ddpg.tasks import REACHER_DECISIONS as EPISODE_DECISIONS
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # The committed checkpoints, played when no run or checkpoint is named.
 DEFAULT_ACTOR = PROJECT_ROOT / ACTOR_FILE
 DEFAULT_CRITIC = PROJECT_ROOT / CRITIC_FILE
@@ -71,7 +71,7 @@ def played_task(run: str | os.PathLike[str] | None, agent: Any) -> tuple[str, in
     """What evaluate.py and watch.py play: the task (a run's, from its run.json; a bare checkpoint's,
     from its sizes: ``environment_for``) and its default number of agents (Reacher's 20 arms, else
     one copy). ValueError, one line, for a checkpoint of no known size."""
-    from ddpg.record_file import environment_id  # loads PyTorch: after --help
+    from ddpg.run_folder.record_file import environment_id  # loads PyTorch: after --help
 
     env_id = (environment_id(run) if run else environment_for(agent)) or DEFAULT_ENV
     return env_id, 20 if env_id == DEFAULT_ENV else 1

@@ -1,6 +1,6 @@
 """The training state, training_state.pt, and the replay buffer beside it (replay_buffer.pt, and
 replay_buffer.next.pt while a save is under way): everything ``train.py --resume`` needs to go
-on exactly. What an agent's state holds is ``ddpg.agent_state``'s; here it is taken with the
+on exactly. What an agent's state holds is ``ddpg.run_folder.agent_state``'s; here it is taken with the
 random generators and the loop's counters, written as a pair with the buffer, and restored.
 """
 
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import agent_state, faults
-from ddpg.atomic import atomic_write
-from ddpg.checkpoints import is_state_dict, layer_mismatch, read_torch_file
-from ddpg.run_files import BUFFER_FILE, NEXT_BUFFER_FILE, RECORD_FILE, STATE_FILE
+from ddpg.run_folder import agent_state, faults
+from ddpg.run_folder.atomic import atomic_write
+from ddpg.run_folder.checkpoints import is_state_dict, layer_mismatch, read_torch_file
+from ddpg.run_folder.file_names import BUFFER_FILE, NEXT_BUFFER_FILE, RECORD_FILE, STATE_FILE
 from ddpg_agent import Agent
 
 

@@ -3,7 +3,7 @@ middle of an episode (Ctrl-C, SIGTERM) saves exactly that and a resume continues
 run had never stopped.
 
 At a stop the agent has already changed: updates made, noise drawn, transitions added. Its
-small part (networks, optimisers, noise, counters, random generators: ``ddpg.run_state.training_state``
+small part (networks, optimisers, noise, counters, random generators: ``ddpg.run_folder.run_state.training_state``
 without the buffer) is copied after every episode. The replay buffer is too large for that
 (300 MB at a million Reacher transitions), but an episode changes few of its rows: it fills
 rows past the filled part, which a save simply leaves out, or, once the buffer is full,
@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from ddpg.run_state import training_state
+from ddpg.run_folder.run_state import training_state
 from ddpg_agent import Agent
 
 

@@ -1,5 +1,5 @@
 """A run's scores: scores.csv (one row per episode, one column per agent), metrics.csv (one row
-per episode: ``ddpg.metrics.COLUMNS``) and the reward plot scores.png, written and read here only.
+per episode: ``ddpg.reporting.metrics.COLUMNS``) and the reward plot scores.png, written and read here only.
 
 Both CSVs only grow and are rewritten after every episode, so ``CsvLines`` keeps the rows
 already formatted: a long run's save formats one new row, not all of them.
@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ddpg import plots
-from ddpg.atomic import atomic_write
-from ddpg.run_files import METRICS_FILE, SCORES_FILE
+from ddpg.run_folder import plots
+from ddpg.run_folder.atomic import atomic_write
+from ddpg.run_folder.file_names import METRICS_FILE, SCORES_FILE
 from ddpg.solved import SOLVE_SCORE, SOLVE_WINDOW
 
 
@@ -93,7 +93,7 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, float | None]]:
 
 def plot_scores(scores: np.ndarray, path: str | os.PathLike[str], target: float | None = SOLVE_SCORE,
                 window: int = SOLVE_WINDOW, unit: str = "episode") -> None:
-    """The reward plot (``ddpg.plots.scores_figure``) as a PNG, atomically."""
+    """The reward plot (``ddpg.run_folder.plots.scores_figure``) as a PNG, atomically."""
     import matplotlib.pyplot as plt
 
     fig = plots.scores_figure(scores, target, window, unit)

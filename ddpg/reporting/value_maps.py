@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ddpg import plots
-from ddpg.atomic import atomic_write
 from ddpg.loop import Callback, Episode, Run
-from ddpg.run_files import ANIMATION_STEM, VALUE_MAP_FILE, VALUE_MAPS_DIR
+from ddpg.run_folder import plots
+from ddpg.run_folder.atomic import atomic_write
+from ddpg.run_folder.file_names import ANIMATION_STEM, VALUE_MAP_FILE, VALUE_MAPS_DIR
 
 GRID_POINTS = 101  # per axis: 10,201 states, one forward pass of each network
 
@@ -138,7 +138,7 @@ def write_value_map(out_dir: str | os.PathLike[str], fig: Any, episode: int | No
 
 def write_animation(out_dir: str | os.PathLike[str], fps: float = 4.0) -> Path | None:
     """Assemble value_maps/episode_*.png, in episode order, into value_maps.mp4 (a GIF where
-    ffmpeg cannot run; ``ddpg.plots.encode_animation``); None when there are no frames."""
+    ffmpeg cannot run; ``ddpg.run_folder.plots.encode_animation``); None when there are no frames."""
     import tempfile
 
     frames = sorted((Path(out_dir) / VALUE_MAPS_DIR).glob("episode_*.png"))

@@ -102,7 +102,7 @@ def _left_as_it_was(agent: Agent, batch: int) -> Iterator[None]:
 
 
 class Metrics:
-    """Collects one row per episode; ``rows`` goes to metrics.csv (``rundir.write_metrics``).
+    """Collects one row per episode; ``rows`` goes to metrics.csv (``ddpg.run_folder.score_files.write_metrics``).
 
     ``rows`` continues a resumed run's earlier rows.
     """

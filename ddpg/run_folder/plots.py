@@ -1,5 +1,5 @@
 """The pictures of a run: the reward plot and the value maps' animation (the run folder,
-``ddpg.rundir``, writes them to files)."""
+``ddpg.run_folder``, writes them to files)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The run folder (ddpg/rundir.py): checkpoints in the course's format, the record, the scores,
+"""The run folder (ddpg/run_folder/): checkpoints in the course's format, the record, the scores,
 atomic writes, and rebuilding an agent of any architecture from a run."""
 
 from __future__ import annotations
@@ -10,9 +10,16 @@ import numpy as np
 import pytest
 import torch
 
-from ddpg import agent_state, rundir
 from ddpg.agents import agent_from_checkpoints, agent_from_run
-from ddpg.record import UNRECORDED_SETTINGS, RunRecord
+from ddpg.run_folder import agent_state
+from ddpg.run_folder.atomic import atomic_write, write_json
+from ddpg.run_folder.checkpoints import load_checkpoints, save_checkpoints
+from ddpg.run_folder.file_names import ACTOR_FILE, BUFFER_FILE, CRITIC_FILE
+from ddpg.run_folder.folder import write_run
+from ddpg.run_folder.record import UNRECORDED_SETTINGS, RunRecord
+from ddpg.run_folder.record_file import read_record
+from ddpg.run_folder.run_state import load_training_state, save_training_state
+from ddpg.run_folder.score_files import read_scores
 from ddpg.solved import solved_at, trailing_average
 from ddpg_agent import Agent
 from model import Actor
@@ -30,14 +37,14 @@ def _trained(agent_class: type[Agent] = Agent, **config: object) -> Agent:
 def _write(tmp_path, agent: Agent, episodes: int = 4):
     scores = np.random.default_rng(0).uniform(0, 40, (episodes, 3))
     record = RunRecord(config=agent.config.to_dict(), seed=3, state_size=33, action_size=4)
-    rundir.write_run(tmp_path, agent, scores, record)
+    write_run(tmp_path, agent, scores, record)
     return scores
 
 
 def test_checkpoints_load_as_in_the_course(tmp_path) -> None:
     agent = _trained()
     actor_path, critic_path = tmp_path / "checkpoint_actor.pth", tmp_path / "checkpoint_critic.pth"
-    rundir.save_checkpoints(agent, actor_path, critic_path)
+    save_checkpoints(agent, actor_path, critic_path)
     fresh = Agent(state_size=33, action_size=4, random_seed=0)
     fresh.actor_local.load_state_dict(torch.load(actor_path))
     fresh.critic_local.load_state_dict(torch.load(critic_path))
@@ -51,9 +58,9 @@ def test_checkpoints_load_as_in_the_course(tmp_path) -> None:
 
 def test_load_checkpoints_fills_the_targets_and_training_continues(tmp_path) -> None:
     agent = _trained()
-    rundir.save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
-    other = rundir.load_checkpoints(fill(Agent(33, 4, 1, buffer_size=5000, batch_size=32)),
-                                    tmp_path / "a.pth", tmp_path / "c.pth")
+    save_checkpoints(agent, tmp_path / "a.pth", tmp_path / "c.pth")
+    other = load_checkpoints(fill(Agent(33, 4, 1, buffer_size=5000, batch_size=32)),
+                             tmp_path / "a.pth", tmp_path / "c.pth")
     torch.testing.assert_close(other.actor_target.fc1.weight, agent.actor_local.fc1.weight)
     torch.testing.assert_close(other.critic_target.fc2.weight, agent.critic_local.fc2.weight)
     before = other.actor_local.fc1.weight.detach().clone()
@@ -64,17 +71,17 @@ def test_load_checkpoints_fills_the_targets_and_training_continues(tmp_path) -> 
 def test_missing_corrupt_and_mismatched_checkpoints_give_clear_errors(tmp_path) -> None:
     agent = Agent(33, 4, 0, buffer_size=100)
     with pytest.raises(FileNotFoundError, match=r"checkpoint not found: .*nothing\.pth"):
-        rundir.load_checkpoints(agent, tmp_path / "nothing.pth")
+        load_checkpoints(agent, tmp_path / "nothing.pth")
     bad = tmp_path / "bad.pth"
     bad.write_bytes(b"this is not a torch file")
     with pytest.raises(ValueError, match=r"cannot read .*bad\.pth: it is not a checkpoint"):
-        rundir.load_checkpoints(agent, bad)
+        load_checkpoints(agent, bad)
     wrong = tmp_path / "wrong.pth"
     torch.save(Actor(33, 4, 0, fc1_units=64, fc2_units=64).state_dict(), wrong)
     with pytest.raises(ValueError, match=r"wrong\.pth does not match the network: it has fc1\.bias 64 where the agent "
                        r"has 128 \(layers \[fc1 33->64, fc2 64->64, fc3 64->4\] against "
                        r"\[fc1 33->128, fc2 128->128, fc3 128->4\]\)"):
-        rundir.load_checkpoints(agent, wrong)
+        load_checkpoints(agent, wrong)
 
 
 def test_checkpoints_of_earlier_versions_still_load(tmp_path) -> None:
@@ -82,12 +89,12 @@ def test_checkpoints_of_earlier_versions_still_load(tmp_path) -> None:
     agent = _trained()
     old = {"obs_scale": torch.ones(33), "obs_bias": torch.zeros(33), **agent.actor_local.state_dict()}
     torch.save(old, tmp_path / "old.pth")
-    fresh = rundir.load_checkpoints(Agent(33, 4, 0, buffer_size=100), tmp_path / "old.pth")
+    fresh = load_checkpoints(Agent(33, 4, 0, buffer_size=100), tmp_path / "old.pth")
     torch.testing.assert_close(fresh.actor_local.fc3.weight, agent.actor_local.fc3.weight)
     old["obs_scale"] = torch.full((33,), 2.0)
     torch.save(old, tmp_path / "normalised.pth")
     with pytest.raises(ValueError, match="input normalisation"):
-        rundir.load_checkpoints(fresh, tmp_path / "normalised.pth")
+        load_checkpoints(fresh, tmp_path / "normalised.pth")
 
 
 @pytest.mark.parametrize("layer_norm", [False, True])
@@ -95,7 +102,7 @@ def test_checkpoints_alone_rebuild_the_critic_with_or_without_layer_norm(tmp_pat
     """watch.py --actor/--critic: the critic's file says whether it has layer norm."""
     agent = _trained(critic_layer_norm=layer_norm)
     actor, critic = tmp_path / "a.pth", tmp_path / "c.pth"
-    rundir.save_checkpoints(agent, actor, critic)
+    save_checkpoints(agent, actor, critic)
     replay = agent_from_checkpoints(actor, critic)
     assert replay.config.critic_layer_norm == layer_norm
     states, actions = torch.randn(5, 33), torch.rand(5, 4) * 2 - 1
@@ -103,7 +110,7 @@ def test_checkpoints_alone_rebuild_the_critic_with_or_without_layer_norm(tmp_pat
     other = Agent(33, 4, 0, buffer_size=100, critic_layer_norm=not layer_norm)
     with pytest.raises(ValueError, match=r"does not match the network: it has ln1\.\w+ (128|no such tensor) "
                                          r"where the agent has (128|no such tensor)"):
-        rundir.load_checkpoints(other, actor, critic)
+        load_checkpoints(other, actor, critic)
 
 
 def test_write_run_and_read_it_back(tmp_path) -> None:
@@ -111,8 +118,8 @@ def test_write_run_and_read_it_back(tmp_path) -> None:
     scores = _write(tmp_path, agent)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "checkpoint_actor.pth", "checkpoint_critic.pth", "run.json", "scores.csv", "scores.png"]
-    np.testing.assert_allclose(rundir.read_scores(tmp_path), scores, atol=5e-5)
-    assert rundir.read_record(tmp_path).config["actor_fc2"] == 32
+    np.testing.assert_allclose(read_scores(tmp_path), scores, atol=5e-5)
+    assert read_record(tmp_path).config["actor_fc2"] == 32
     assert (tmp_path / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -124,11 +131,11 @@ def test_agent_from_run_rebuilds_any_architecture(tmp_path) -> None:
     states = np.random.default_rng(1).standard_normal((4, 33))
     np.testing.assert_array_equal(replay.act(states, add_noise=False), agent.act(states, add_noise=False))
     # The checkpoint files alone give the same agent: their sizes are read from the weights.
-    alone = agent_from_checkpoints(tmp_path / rundir.ACTOR_FILE, tmp_path / rundir.CRITIC_FILE)
+    alone = agent_from_checkpoints(tmp_path / ACTOR_FILE, tmp_path / CRITIC_FILE)
     assert alone.actor_local.fc1.out_features == 64 and alone.critic_local.fc2.out_features == 24
     np.testing.assert_array_equal(alone.act(states, add_noise=False), agent.act(states, add_noise=False))
     with pytest.raises(ValueError, match=r"not model.Actor's state_dict"):
-        agent_from_checkpoints(tmp_path / rundir.CRITIC_FILE)  # a critic is no actor
+        agent_from_checkpoints(tmp_path / CRITIC_FILE)  # a critic is no actor
 
 
 @pytest.mark.parametrize("layer_norm", [False, True])
@@ -137,7 +144,7 @@ def test_records_without_the_newer_settings_mean_what_they_ran(tmp_path, layer_n
     layer norm, whatever the defaults are now; a record that holds them keeps them."""
     agent = _trained(**SMALL, n_step=1, critic_layer_norm=layer_norm)
     _write(tmp_path, agent)
-    assert {k: rundir.read_record(tmp_path).config[k] for k in UNRECORDED_SETTINGS} == \
+    assert {k: read_record(tmp_path).config[k] for k in UNRECORDED_SETTINGS} == \
         {"n_step": 1, "critic_layer_norm": layer_norm}
     replay = agent_from_run(tmp_path)
     assert isinstance(replay.critic_local.ln2, torch.nn.LayerNorm) == layer_norm
@@ -145,32 +152,32 @@ def test_records_without_the_newer_settings_mean_what_they_ran(tmp_path, layer_n
         record = json.loads((tmp_path / "run.json").read_text())
         record["config"] = {k: v for k, v in record["config"].items() if k not in UNRECORDED_SETTINGS}
         (tmp_path / "run.json").write_text(json.dumps(record))
-        assert {k: rundir.read_record(tmp_path).config[k] for k in UNRECORDED_SETTINGS} == \
+        assert {k: read_record(tmp_path).config[k] for k in UNRECORDED_SETTINGS} == \
             UNRECORDED_SETTINGS
         assert isinstance(agent_from_run(tmp_path).critic_local.ln2, torch.nn.Identity)
 
 
 def test_read_record_errors(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match=r"not a run folder: it has no run\.json"):
-        rundir.read_record(tmp_path)
+        read_record(tmp_path)
     (tmp_path / "run.json").write_text("{not json")
     with pytest.raises(ValueError, match="cannot read"):
-        rundir.read_record(tmp_path)
+        read_record(tmp_path)
     (tmp_path / "run.json").write_text(json.dumps({"seed": 0}))
     with pytest.raises(ValueError, match="no 'config'"):
-        rundir.read_record(tmp_path)
+        read_record(tmp_path)
 
 
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path) -> None:
     path = tmp_path / "run.json"
-    rundir.write_json(path, {"a": 1})
+    write_json(path, {"a": 1})
 
     def failing(fh) -> None:
         fh.write(b'{"half": ')
         raise KeyboardInterrupt  # stopped in the middle of writing
 
     with pytest.raises(KeyboardInterrupt):
-        rundir.atomic_write(path, failing)
+        atomic_write(path, failing)
     assert json.loads(path.read_text()) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temporary file left
 
@@ -194,9 +201,9 @@ def test_filled_agent_helper_is_readable_agent() -> None:
 def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path) -> None:
     agent = _trained()
     agent.t_step = 7
-    rundir.save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
+    save_training_state(tmp_path, agent, {"scores": []}, None, save_buffer=True)
     fresh = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
-    saved = rundir.load_training_state(tmp_path, fresh)
+    saved = load_training_state(tmp_path, fresh)
     assert saved["exact"] and len(fresh.memory) == len(agent.memory) and fresh.t_step == 7
     assert torch.equal(fresh.memory.data, agent.memory.data)
     for name in ("actor_local", "actor_target", "critic_local", "critic_target"):
@@ -206,10 +213,10 @@ def test_training_state_round_trip_and_a_mismatched_buffer(tmp_path) -> None:
     agent.t_step = 8
     other = tmp_path / "other"
     other.mkdir()
-    rundir.save_training_state(other, agent, {"scores": []}, None, save_buffer=True)
-    (other / rundir.BUFFER_FILE).replace(tmp_path / rundir.BUFFER_FILE)
+    save_training_state(other, agent, {"scores": []}, None, save_buffer=True)
+    (other / BUFFER_FILE).replace(tmp_path / BUFFER_FILE)
     again = Agent(33, 4, 3, buffer_size=5000, batch_size=32)
-    assert rundir.load_training_state(tmp_path, again)["exact"] is False
+    assert load_training_state(tmp_path, again)["exact"] is False
     assert len(again.memory) == 0
 
 

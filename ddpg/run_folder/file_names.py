@@ -1,6 +1,6 @@
 """The names of a run folder's files, which the command lines name in their help too. Here,
 importing nothing, so that a script's ``--help`` is answered before PyTorch loads; which module
-writes and reads each file is in ``ddpg.rundir``'s docstring (one owner per file)."""
+writes and reads each file is in ``ddpg.run_folder``'s docstring (one owner per file)."""
 
 ACTOR_FILE = "checkpoint_actor.pth"
 CRITIC_FILE = "checkpoint_critic.pth"

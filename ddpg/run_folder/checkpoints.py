@@ -3,7 +3,7 @@ actor and critic, loadable exactly as in the course (``net.load_state_dict(torch
 
 Written and read here only; the helpers that compare a saved network's layers with an agent's
 (``layer_mismatch``, ``layer_sizes``) and read a file saved by ``torch.save`` (``read_torch_file``)
-serve the training state too (``ddpg.run_state``), whose networks are state_dicts as well.
+serve the training state too (``ddpg.run_folder.run_state``), whose networks are state_dicts as well.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ddpg.atomic import atomic_write
-from ddpg.run_files import RECORD_FILE
+from ddpg.run_folder.atomic import atomic_write
+from ddpg.run_folder.file_names import RECORD_FILE
 from ddpg_agent import Agent
 
 

@@ -33,7 +33,7 @@ class RunRecord:
     # in runs made before the hand-written CPU learner was retired
     variants: list[str] = field(default_factory=list)
     threads: int = 2  # PyTorch's threads (records from before it was recorded ran the fast learner on two)
-    # ddpg.device.describe: "type", and a GPU's name and versions (None: the CPU)
+    # ddpg.command_line.device.describe: "type", and a GPU's name and versions (None: the CPU)
     device: dict[str, Any] | None = field(default=None, metadata=ONLY_WHEN_SET)
     reproducible: bool = False  # train.py --reproducible: the math libraries pinned
     schedule: dict[str, Any] = field(default_factory=dict)  # good_score, good_updates
