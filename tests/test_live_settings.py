@@ -208,22 +208,22 @@ def test_a_live_setting_acts_from_its_next_use(name: str, monkeypatch: pytest.Mo
     check(monkeypatch) if check is _grad_clip else check()
 
 
-# A value of each built setting other than the one the agent has (the switches need no valid combination: the
-# refusal comes first).
-OTHER = {"buffer_size": 700, "n_step": 2, "actor_fc1": 8, "actor_fc2": 8, "critic_fc1": 8, "critic_fc2": 8,
-         "critic_layer_norm": False, "exploration": "gaussian", "noisy_sigma0": 0.1, "replay": "prioritized",
-         "per_alpha": 0.5, "per_beta": 0.5, "per_beta_updates": 10, "per_eps": 0.01, "batch_norm": True,
-         "twin_critics": True, "ensemble": 3, "crossq": True, "renorm_warmup": 5, "critic_action": "first",
-         "obs_norm": True, "sac": True, "goal_paths": 2}
+def _other(field_: object) -> object:
+    """A value other than the default (valid or not: the refusal comes before any use)."""
+    default, check = field_.default, field_.metadata.get("check")
+    if isinstance(default, bool):
+        return not default
+    if isinstance(check, tuple):
+        return next(choice for choice in check if choice != default)
+    return 8 if default is None else default + 1
 
 
 @pytest.mark.parametrize("name", BUILT)
 def test_a_setting_read_when_the_agent_is_built_is_refused_by_name(name: str) -> None:
-    assert name in OTHER, f"{name}: give it another value in OTHER"
     agent = VariantAgent(S, A, 0, config=config_class()(**SMALL))  # every field there, plain DDPG's values
     _run(agent, _transitions(1, 12))
     before = getattr(agent.config, name)
-    setattr(agent.config, name, OTHER[name])
+    setattr(agent.config, name, _other(next(f for f in FIELDS if f.name == name)))
     with pytest.raises(ValueError, match=rf"^{name} changed while training") as refused:
         _run(agent, _transitions(2, 1))
     assert "\n" not in str(refused.value)
