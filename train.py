@@ -135,7 +135,7 @@ def run(cfg: RunConfig, env: object, parser: argparse.ArgumentParser) -> None:
     previous = read_record(cfg.resume) if cfg.resume is not None else None  # the run a resume continues
     record["learners"] = [*record.get("learners", []), agent_state.learner(agent)]  # each part's (an edit may change it)
     record["networks"] = agent_state.network_shapes(agent)
-    if cfg.resume is not None and previous is not None:
+    if previous is not None:
         # Everything that may refuse the resume is decided before anything is said about it.
         differs = agent_state.differing_shapes(agent, previous.networks)
         if differs:

@@ -91,8 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     sides = {"old": extra + shlex.split(args.old_args), "new": extra + shlex.split(args.new_args)}
     runs, same_scores = [], True
     with tempfile.TemporaryDirectory() as tmp:
-        for code, where in codes.items() if not args.quick else ():  # untimed: each checkout's bytecode and Numba
-            one_run(where, Path(tmp) / code, quick=True, extra=sides[code])  # caches written once (--quick times nothing)
+        if not args.quick:  # untimed: each checkout's bytecode and Numba caches written once (--quick times nothing)
+            for code, where in codes.items():
+                one_run(where, Path(tmp) / code, quick=True, extra=sides[code])
         for i in range(args.rounds):
             scores = {}
             for code, where in codes.items():

@@ -26,7 +26,7 @@ MEMINFO = Path("/proc/meminfo")
 CGROUP = Path("/sys/fs/cgroup")  # cgroup v2: memory.max and memory.current of this container, if limited
 
 
-def row_numbers(state_size: int, action_size: int, n_step: int = 1) -> int:
+def row_numbers(state_size: int, action_size: int, n_step: int) -> int:
     """Numbers the replay buffer keeps per transition: state, action, reward, next state, discount, and beside them
     its rewards step by step and their span (``ReplayBuffer.steps``, for a gamma changed while training)."""
     return 2 * state_size + action_size + 2 + n_step + 1
